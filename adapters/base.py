@@ -1,0 +1,144 @@
+"""The adapter protocol: the only door between the host-agnostic core and a host benchmark.
+
+An adapter is an explicit, typed class. Required capabilities are abstract methods; optional
+capabilities have working defaults on the base class, so callers never probe with ``getattr``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, Generic, Sequence, TypeVar
+
+from miscue.schema import GroundTruth, Intent
+from miscue.taxonomy import FAULT_TYPES, SlotFacts
+
+Recipe = TypeVar("Recipe")
+
+
+class HostDataError(RuntimeError):
+    """Host data is missing or malformed; the message names the file and the field."""
+
+
+class NotExecutable(Exception):
+    """An intent cannot be compiled to executable recipes (``code`` is a stable reason)."""
+
+    def __init__(self, code: str, detail: str = "") -> None:
+        super().__init__(f"{code}: {detail}" if detail else code)
+        self.code = code
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class Seed:
+    """One host task, as loaded; ``payload`` is the host's own record."""
+
+    task_id: str
+    split: str
+    payload: Any = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class SeedCheck:
+    """The outcome of validating a seed with the host's own semantics."""
+
+    task_id: str
+    ok: bool
+    code: str  # "ok" or a stable drop reason, e.g. "seed:no_write_actions"
+    detail: str = ""
+    intent: Intent | None = None
+
+
+@dataclass(frozen=True)
+class FaultSupport:
+    supported: bool
+    reason: str
+
+
+class Adapter(ABC, Generic[Recipe]):
+    """A host benchmark seen through intents, recipes and executed ground truth."""
+
+    #: registry name of the benchmark, e.g. ``tau2-retail``
+    benchmark: str
+    #: adapter implementation name and version: part of every intent id
+    name: str
+    version: str
+
+    # ----------------------------------------------------------------- required
+    @property
+    @abstractmethod
+    def env_id(self) -> str:
+        """Identity of the environment (host data included) all intents of this adapter live in."""
+
+    @abstractmethod
+    def load_seeds(self) -> list[Seed]:
+        """The host's tasks, in the host's order."""
+
+    @abstractmethod
+    def validate(self, seed: Seed) -> SeedCheck:
+        """Validate a seed with the host's own semantics and lift it to its true intent."""
+
+    @abstractmethod
+    def compile(self, intent: Intent) -> Sequence[Recipe]:
+        """Every concrete recipe that satisfies the intent's conditions (raise NotExecutable)."""
+
+    @abstractmethod
+    def execute(self, intent: Intent, recipes: Sequence[Recipe]) -> GroundTruth:
+        """Execute recipes in the host environment; the ground truth is the set of outcomes."""
+
+    # ----------------------------------------------------------------- defaults
+    @property
+    def adapter_id(self) -> str:
+        return f"{self.name}@{self.version}"
+
+    def ground_truth(self, intent: Intent) -> GroundTruth:
+        """Compile and execute; an unachievable intent yields an empty ground truth."""
+        return self.execute(intent, self.compile(intent))
+
+    def reexecute(self, intent: Intent) -> GroundTruth:
+        """Execute again from scratch, bypassing any execution cache (reproducibility check)."""
+        return self.ground_truth(intent)
+
+    def witnesses(self, intent: Intent, truth: GroundTruth) -> list[dict[str, Any]]:
+        """The objects behind an answer as flat ``slot -> value`` properties (for refinement)."""
+        return []
+
+    def domain(self, intent: Intent, slot: str) -> list[Any]:
+        """Legal alternative values of ``slot`` for substitution (the current value excluded)."""
+        return []
+
+    def invalid_reason(self, intent: Intent) -> str | None:
+        """A host policy the tools do not enforce; None when the intent is allowed."""
+        return None
+
+    def is_ordered_slot(self, intent: Intent, slot: str) -> bool:
+        cond = intent.condition(slot)
+        return cond is not None and (cond.op in ("<=", ">=") or isinstance(cond.value, (int, float)))
+
+    def slot_name_states_value(self, slot: str) -> bool:
+        return False
+
+    def slot_facts(self, intent: Intent, truth: GroundTruth) -> list[SlotFacts]:
+        """Per-slot facts for applicability; droppable is decided by executing the drop."""
+        facts = []
+        for cond in intent.conditions:
+            try:
+                dropped = self.ground_truth(intent.without(cond.slot))
+                droppable = not dropped.empty and dropped.hash != truth.hash
+            except NotExecutable:
+                droppable = False
+            facts.append(SlotFacts(cond.slot, droppable, self.is_ordered_slot(intent, cond.slot),
+                                   self.slot_name_states_value(cond.slot)))
+        return facts
+
+    def fault_support(self) -> dict[str, FaultSupport]:
+        """Which fault types this host supports, and why."""
+        return {t: FaultSupport(True, "supported") for t in FAULT_TYPES}
+
+    def input_hashes(self) -> dict[str, str]:
+        """Content hashes of the host data files this adapter read."""
+        return {}
+
+    def graph_config(self) -> dict[str, Any]:
+        """Host-specific graph settings (e.g. whether a graph needs the full quota)."""
+        return {"require_full_quota": False}
