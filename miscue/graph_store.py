@@ -1,0 +1,120 @@
+"""Intent graphs and the graph-stage ledger as Parquet (``artifacts/graphs/<benchmark>/``).
+
+Condition values and ground-truth outcomes are stored in their canonical JSON encoding (JSON
+keeps numbers as numbers); DuckDB reads them with its JSON functions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from miscue.canonical import canonical_json
+from miscue.graphs import OPERATOR_ORDER, GraphBuild
+from miscue.schema import Condition, GroundTruth, Intent, IntentGraph
+
+TABLES = ("graphs", "nodes", "edges", "ledger")
+
+_CONDITION = pa.struct([("slot", pa.string()), ("op", pa.string()), ("value_json", pa.string())])
+SCHEMAS = {
+    "graphs": pa.schema([
+        ("graph_id", pa.string()), ("benchmark", pa.string()), ("env_id", pa.string()), ("task_id", pa.string()),
+        ("root_intent_id", pa.string()), ("children", pa.int32()), ("moved_edges", pa.int32()),
+        ("refine", pa.int32()), ("relax", pa.int32()), ("substitute", pa.int32()), ("pivot", pa.int32()),
+        ("root_gt_hash", pa.string()), ("root_gt_size", pa.int32()), ("config_hash", pa.string()),
+    ]),
+    "nodes": pa.schema([
+        ("graph_id", pa.string()), ("intent_id", pa.string()), ("role", pa.string()), ("is_seed", pa.bool_()),
+        ("source_task", pa.string()), ("benchmark", pa.string()), ("adapter", pa.string()), ("env_id", pa.string()),
+        ("base_json", pa.string()), ("conditions", pa.list_(_CONDITION)),
+        ("gt_kind", pa.string()), ("gt_hash", pa.string()), ("gt_value", pa.list_(pa.string())),
+    ]),
+    "edges": pa.schema([
+        ("graph_id", pa.string()), ("src", pa.string()), ("dst", pa.string()), ("operator", pa.string()),
+        ("delta_json", pa.string()), ("provenance", pa.string()), ("gt_moved", pa.bool_()),
+    ]),
+    "ledger": pa.schema([
+        ("benchmark", pa.string()), ("task_id", pa.string()), ("status", pa.string()), ("code", pa.string()),
+        ("detail", pa.string()), ("graph_id", pa.string()), ("intent_id", pa.string()),
+        ("children", pa.int32()), ("moved_edges", pa.int32()),
+    ]),
+}
+
+
+def _node_row(graph: IntentGraph, node: Any, role: str) -> dict[str, Any]:
+    intent: Intent = node.intent
+    return {
+        "graph_id": graph.graph_id, "intent_id": intent.intent_id, "role": role, "is_seed": node.is_seed,
+        "source_task": node.source_task, "benchmark": intent.benchmark, "adapter": intent.adapter,
+        "env_id": intent.env_id, "base_json": canonical_json(intent.base),
+        "conditions": [{"slot": c.slot, "op": c.op, "value_json": canonical_json(c.value)} for c in intent.conditions],
+        "gt_kind": node.ground_truth.kind, "gt_hash": node.ground_truth.hash, "gt_value": list(node.ground_truth.value),
+    }
+
+
+def rows(build: GraphBuild) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {t: [] for t in TABLES}
+    for g in build.graphs:
+        ops = {op.value: sum(1 for e in g.edges if e.operator == op) for op in OPERATOR_ORDER}
+        out["graphs"].append({
+            "graph_id": g.graph_id, "benchmark": g.benchmark, "env_id": g.env_id, "task_id": g.task_id,
+            "root_intent_id": g.root.intent.intent_id, "children": len(g.children),
+            "moved_edges": sum(1 for e in g.edges if e.gt_moved), **ops,
+            "root_gt_hash": g.root.ground_truth.hash, "root_gt_size": len(g.root.ground_truth.value),
+            "config_hash": g.config_hash,
+        })
+        out["nodes"].append(_node_row(g, g.root, "root"))
+        out["nodes"].extend(_node_row(g, c, "child") for c in g.children)
+        out["edges"].extend(
+            {"graph_id": g.graph_id, "src": e.src, "dst": e.dst, "operator": e.operator.value,
+             "delta_json": canonical_json(e.delta), "provenance": e.provenance.value, "gt_moved": e.gt_moved}
+            for e in g.edges
+        )
+    out["ledger"] = [e.model_dump() for e in build.ledger]
+    return out
+
+
+def write(build: GraphBuild, directory: Path) -> Path:
+    """Write the four tables and a summary; the directory is replaced as a whole."""
+    directory = Path(directory)
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    staging = directory.parent / f".{directory.name}.tmp-{uuid.uuid4().hex}"
+    staging.mkdir()
+    for name, table_rows in rows(build).items():
+        pq.write_table(pa.Table.from_pylist(table_rows, schema=SCHEMAS[name]), staging / f"{name}.parquet", compression="zstd")
+    (staging / "summary.json").write_text(json.dumps(build.summary(), indent=1, sort_keys=True) + "\n")
+    old = None
+    if directory.exists():
+        old = directory.parent / f".{directory.name}.old-{uuid.uuid4().hex}"
+        os.rename(directory, old)
+    os.rename(staging, directory)
+    if old is not None:
+        shutil.rmtree(old)
+    return directory
+
+
+def read_nodes(directory: Path) -> list[tuple[str, Intent, GroundTruth]]:
+    """(graph_id, intent, stored ground truth) for every stored node; intent ids are re-derived."""
+    path = Path(directory) / "nodes.parquet"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist: build the graphs first (miscue graphs --benchmark ...)")
+    out = []
+    for r in pq.read_table(path).to_pylist():
+        intent = Intent(
+            benchmark=r["benchmark"], adapter=r["adapter"], env_id=r["env_id"], base=json.loads(r["base_json"]),
+            conditions=tuple(Condition(slot=c["slot"], op=c["op"], value=json.loads(c["value_json"])) for c in r["conditions"]),
+        )
+        if intent.intent_id != r["intent_id"]:
+            raise ValueError(f"{path}: node {r['intent_id']} does not hash to its stored id ({intent.intent_id})")
+        truth = GroundTruth(kind=r["gt_kind"], value=tuple(r["gt_value"]), hash=r["gt_hash"])
+        if GroundTruth.of(truth.kind, truth.value).hash != truth.hash:
+            raise ValueError(f"{path}: node {r['intent_id']} ground truth does not hash to its stored hash")
+        out.append((r["graph_id"], intent, truth))
+    return out
