@@ -1,0 +1,58 @@
+"""`miscue graphs` end to end: Parquet read back by DuckDB, --json, --check, bad input."""
+
+import json
+
+import duckdb
+import pyarrow.parquet as pq
+import pyarrow as pa
+from typer.testing import CliRunner
+
+from flows.cli import app
+
+runner = CliRunner()
+
+
+def test_graphs_json_check_and_duckdb(tmp_path):
+    res = runner.invoke(app, ["graphs", "--benchmark", "tau2-airline", "--json", "--check", "--artifacts", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout)
+    assert summary["graphs"] >= 24 and summary["check"]["mismatches"] == []
+    assert summary["check"]["nodes_checked"] == summary["graphs"] + summary["children"]
+    d = tmp_path / "graphs" / "tau2-airline"
+    con = duckdb.connect()
+    n_graphs = con.execute(f"select count(*) from '{d}/graphs.parquet'").fetchone()[0]
+    assert n_graphs == summary["graphs"]
+    drops = dict(con.execute(f"select code, count(*) from '{d}/ledger.parquet' where status <> 'built' group by code").fetchall())
+    assert drops == summary["drops"]
+    # numbers stay numbers inside the stored condition values
+    bags = con.execute(f"select json_type(c.value_json) from (select unnest(conditions) as c from '{d}/nodes.parquet') where c.slot like '%.bags' limit 1").fetchone()
+    assert bags == ("UBIGINT",)
+    ops = con.execute(f"select operator, count(*) from '{d}/edges.parquet' group by operator").fetchall()
+    assert sum(n for _, n in ops) == summary["children"]
+
+
+def test_check_detects_a_tampered_ground_truth(tmp_path):
+    assert runner.invoke(app, ["graphs", "-b", "tau2-airline", "--json", "--artifacts", str(tmp_path)]).exit_code == 0
+    path = tmp_path / "graphs" / "tau2-airline" / "nodes.parquet"
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    from miscue.schema import GroundTruth
+
+    fake = GroundTruth.of(rows[0]["gt_kind"], ["0" * 32])
+    rows[0].update(gt_value=list(fake.value), gt_hash=fake.hash)
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+    from flows.cli import check_graphs
+
+    report = check_graphs("tau2-airline", tmp_path)
+    assert [m["intent_id"] for m in report["mismatches"]] == [rows[0]["intent_id"]]
+
+
+def test_bad_input_gets_a_clear_error(tmp_path):
+    res = runner.invoke(app, ["graphs", "--benchmark", "webshop-typo", "--artifacts", str(tmp_path)])
+    assert res.exit_code == 2
+    assert "unknown benchmark 'webshop-typo'" in res.output and "tau2-retail" in res.output
+    from flows.cli import check_graphs
+    import pytest
+
+    with pytest.raises(FileNotFoundError, match="build the graphs first"):
+        check_graphs("tau2-retail", tmp_path / "empty")
