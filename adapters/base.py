@@ -55,6 +55,31 @@ class FaultSupport:
     reason: str
 
 
+@dataclass(frozen=True)
+class Extra:
+    """A concrete, checkable detail a user might add without needing it.
+
+    ``phrase`` is how a user says it; ``reading`` is the literal reading (the truth plus the
+    detail) as an executable intent. Admission executes it: the answer set must strictly narrow
+    or the state change.
+    """
+
+    phrase: str
+    reading: Intent
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """The wrong instrument: the outcome asked for through an operation that cannot deliver it.
+
+    ``phrase`` is how a user asks for it; ``reading`` is the mismatched operation as an
+    executable intent (refused by the environment, or ending in another state).
+    """
+
+    phrase: str
+    reading: Intent
+
+
 class Adapter(ABC, Generic[Recipe]):
     """A host benchmark seen through intents, recipes and executed ground truth."""
 
@@ -130,6 +155,33 @@ class Adapter(ABC, Generic[Recipe]):
             facts.append(SlotFacts(cond.slot, droppable, self.is_ordered_slot(intent, cond.slot),
                                    self.slot_name_states_value(cond.slot)))
         return facts
+
+    # ------------------------------------------------------ the domain's words (for cards)
+    def context_line(self, intent: Intent) -> str:
+        """One line of context for the writer (who the user is talking to, about what)."""
+        return f"You are a user of {self.benchmark}."
+
+    def request_phrase(self, intent: Intent) -> str:
+        """What the user wants done, in the domain's words."""
+        return ""
+
+    def slot_phrase(self, intent: Intent, slot: str) -> str:
+        """How a user names the requirement ``slot``."""
+        return slot.replace("_", " ").replace(".", " ")
+
+    def spoken_value(self, intent: Intent, slot: str, value: Any) -> str:
+        """How a user says ``value`` for ``slot`` (never an internal identifier users do not know)."""
+        if isinstance(value, list):
+            return ", ".join(self.spoken_value(intent, slot, v) for v in value)
+        return str(value)
+
+    def extras(self, intent: Intent) -> list[Extra]:
+        """Unneeded but checkable details with executable literal readings."""
+        return []
+
+    def mismatches(self, intent: Intent) -> list[Mismatch]:
+        """Wrong-instrument requests with executable literal readings."""
+        return []
 
     def fault_support(self) -> dict[str, FaultSupport]:
         """Which fault types this host supports, and why."""
