@@ -7,9 +7,6 @@ keeps numbers as numbers); DuckDB reads them with its JSON functions.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from miscue.canonical import canonical_json
+from miscue.files import replaced_directory
 from miscue.graphs import OPERATOR_ORDER, GraphBuild
 from miscue.schema import Condition, GroundTruth, Intent, IntentGraph
 
@@ -83,21 +81,11 @@ def rows(build: GraphBuild) -> dict[str, list[dict[str, Any]]]:
 
 def write(build: GraphBuild, directory: Path) -> Path:
     """Write the four tables and a summary; the directory is replaced as a whole."""
-    directory = Path(directory)
-    directory.parent.mkdir(parents=True, exist_ok=True)
-    staging = directory.parent / f".{directory.name}.tmp-{uuid.uuid4().hex}"
-    staging.mkdir()
-    for name, table_rows in rows(build).items():
-        pq.write_table(pa.Table.from_pylist(table_rows, schema=SCHEMAS[name]), staging / f"{name}.parquet", compression="zstd")
-    (staging / "summary.json").write_text(json.dumps(build.summary(), indent=1, sort_keys=True) + "\n")
-    old = None
-    if directory.exists():
-        old = directory.parent / f".{directory.name}.old-{uuid.uuid4().hex}"
-        os.rename(directory, old)
-    os.rename(staging, directory)
-    if old is not None:
-        shutil.rmtree(old)
-    return directory
+    with replaced_directory(directory) as staging:
+        for name, table_rows in rows(build).items():
+            pq.write_table(pa.Table.from_pylist(table_rows, schema=SCHEMAS[name]), staging / f"{name}.parquet", compression="zstd")
+        (staging / "summary.json").write_text(json.dumps(build.summary(), indent=1, sort_keys=True) + "\n")
+    return Path(directory)
 
 
 def read_nodes(directory: Path) -> list[tuple[str, Intent, GroundTruth]]:
