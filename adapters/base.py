@@ -175,6 +175,10 @@ class Adapter(ABC, Generic[Recipe]):
             return ", ".join(self.spoken_value(intent, slot, v) for v in value)
         return str(value)
 
+    def answer_identifiers(self, intent: Intent) -> list[str]:
+        """Strings no request may contain (e.g. the target product's id or name)."""
+        return []
+
     def extras(self, intent: Intent) -> list[Extra]:
         """Unneeded but checkable details with executable literal readings."""
         return []

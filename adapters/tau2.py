@@ -17,11 +17,12 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from adapters import tau2_policy
-from adapters.base import Adapter, HostDataError, NotExecutable, Seed, SeedCheck
+from adapters import tau2_policy, tau2_words as words
+from adapters.base import Adapter, Extra, FaultSupport, HostDataError, Mismatch, NotExecutable, Seed, SeedCheck
 from adapters.tau2_exec import FastExecutor, Outcome, ToolCall, environment_module, tau2_module
 from miscue.canonical import canonical_json
 from miscue.schema import Condition, GroundTruth, Intent
+from miscue.taxonomy import FAULT_TYPES
 
 MAX_RECIPES = 512
 CANCEL_REASONS = ("no longer needed", "ordered by mistake")
@@ -134,6 +135,10 @@ def _known_addresses(db: DB, customer: str) -> list[dict[str, Any]]:
     for oid in user["orders"]:
         found.append(_address(db.table("orders")[oid]["address"]))
     return _others(found, None)
+
+
+def words_address(user: dict[str, Any]) -> dict[str, Any] | None:
+    return _address(user["address"]) if user.get("address") else None
 
 
 def _user_orders(db: DB, customer: str) -> list[str]:
@@ -942,7 +947,157 @@ class Tau2Adapter(Adapter[Tau2Recipe]):
     def is_ordered_slot(self, intent: Intent, slot: str) -> bool:
         label, _, field = slot.partition(".")
         kind = self._by_label.get(label.split("#")[0])
-        return kind is not None and kind.ordered(field)
+        if kind is None:
+            return False
+        head, _, option = field.partition(".")
+        if option and head.startswith("item"):
+            return option in words.ORDERED_OPTIONS
+        return kind.ordered(field)
 
     def graph_config(self) -> dict[str, Any]:
         return {"require_full_quota": False}
+
+    # ------------------------------------------------------------------ the domain's words
+    def _user(self, intent: Intent) -> dict[str, Any]:
+        return self.db.raw["users"].get(intent.base.get("customer", ""), {})
+
+    def context_line(self, intent: Intent) -> str:
+        name = self._user(intent).get("name", {})
+        who = f"{name.get('first_name', '')} {name.get('last_name', '')}".strip() or "a customer"
+        if self.domain_name == "retail":
+            return f"You are {who}, a customer of an online store, talking to its customer-support agent."
+        return f"You are {who}, a customer of an airline, talking to its reservation agent."
+
+    def request_phrase(self, intent: Intent) -> str:
+        labels = [lab.split("#")[0] for lab in intent.base.get("request", [])]
+        parts = [words.AIRLINE_CANCEL if (lab == "cancel" and self.domain_name == "airline") else words.REQUESTS[lab] for lab in labels]
+        return words.join(parts) if parts else ""
+
+    def _item_product(self, intent: Intent, label: str, j: int) -> str:
+        items = intent.condition(f"{label}.items")
+        if items is not None and j <= len(items.value):
+            return items.value[j - 1]["product"].lower()
+        return f"item {j}"
+
+    def slot_phrase(self, intent: Intent, slot: str) -> str:
+        label, _, field = slot.partition(".")
+        base = label.split("#")[0]
+        head, _, option = field.partition(".")
+        if option and head.startswith("item"):
+            return f"the {option} of the new {self._item_product(intent, label, int(head[4:]))}"
+        if field == "payment":
+            return "the refund method" if base == "return" else "the payment method"
+        if field in ("order", "reservation") and len(intent.base.get("request", [])) > 1:
+            verb = words.AIRLINE_CANCEL if (base == "cancel" and self.domain_name == "airline") else words.REQUESTS[base]
+            return f"the {field} to {verb.split(' ')[0]}" + (f" (request {label.split('#')[1]})" if "#" in label else "")
+        return words.FIELD_PHRASES.get(field, field.replace("_", " "))
+
+    def spoken_value(self, intent: Intent, slot: str, value: Any) -> str:
+        field = slot.partition(".")[2]
+        user = self._user(intent)
+        if field == "order":
+            return f"order {value}"
+        if field == "reservation":
+            return f"reservation {value}"
+        if field == "payment":
+            ids = value if isinstance(value, list) else [value]
+            return words.join([words.spoken_payment(p, user) for p in ids])
+        if field == "items":
+            return words.join([words.spoken_item(d) for d in value])
+        if field == "address":
+            return words.spoken_address(value)
+        if field == "flights":
+            return words.spoken_flights(value)
+        if field == "passengers":
+            return words.spoken_passengers(value)
+        if field == "cabin":
+            return str(value).replace("_", " ")
+        if field == "trip":
+            return str(value).replace("_", "-")
+        if field == "insurance":
+            return "with travel insurance" if value == "yes" else "without travel insurance"
+        if field == "bags":
+            return f"{value} checked bag" + ("" if value == 1 else "s")
+        if field == "paid_bags":
+            return f"{value} paid bag" + ("" if value == 1 else "s")
+        if field == "amount":
+            return f"${value}"
+        return str(value)
+
+    def extras(self, intent: Intent) -> list[Extra]:
+        """Unneeded details a customer volunteers that, taken literally, change the database."""
+        labels = list(intent.base.get("request", []))
+        out: list[Extra] = []
+        if self.domain_name == "retail" and "user_address" not in labels:
+            user = self._user(intent)
+            known = [a for a in _known_addresses(self.db, intent.base["customer"]) if a != words_address(user)]
+            moved = known[0] if known else {"address1": "17 Harbor Lane", "address2": "", "city": user.get("address", {}).get("city", "Springfield"),
+                                             "state": user.get("address", {}).get("state", "IL"), "country": "USA", "zip": user.get("address", {}).get("zip", "62701")}
+            reading = intent.replace(base={**intent.base, "request": labels + ["user_address"]},
+                                     conditions=list(intent.conditions) + [Condition(slot="user_address.address", value=moved)])
+            out.append(Extra(f"by the way, I now live at {words.spoken_address(moved)}", reading))
+        if self.domain_name == "airline" and "change_bags" not in labels:
+            res_cond = next((c for c in intent.conditions if c.slot.endswith(".reservation")), None)
+            res = _reservation(self.db, res_cond.value) if res_cond else None
+            if res is not None and res.get("status") != "cancelled":
+                bags = res["total_baggages"] + 1
+                pay = next((p for p in self.db.payment_ids(intent.base["customer"]) if p.startswith("credit_card")), None)
+                if pay:
+                    reading = intent.replace(
+                        base={**intent.base, "request": labels + ["change_bags"]},
+                        conditions=list(intent.conditions) + [
+                            Condition(slot="change_bags.reservation", value=res["reservation_id"]),
+                            Condition(slot="change_bags.bags", value=bags),
+                            Condition(slot="change_bags.payment", value=pay)],
+                    )
+                    out.append(Extra(f"I will be travelling with {self.spoken_value(intent, 'change_bags.bags', bags)} on that trip", reading))
+        return out
+
+    def mismatches(self, intent: Intent) -> list[Mismatch]:
+        """The request made through a sibling write the environment refuses for this order."""
+        if self.domain_name != "retail":
+            return []
+        siblings = {"exchange": ("modify_items", "change the items of"), "modify_items": ("exchange", "exchange the items of"),
+                    "cancel": ("return", "return"), "return": ("cancel", "cancel")}
+        out: list[Mismatch] = []
+        labels = list(intent.base.get("request", []))
+        for i, label in enumerate(labels):
+            if label not in siblings:
+                continue
+            sibling, verb = siblings[label]
+            if sibling in labels:
+                continue
+            conds = []
+            for c in intent.conditions:
+                lab, _, field = c.slot.partition(".")
+                if lab != label:
+                    conds.append(c)
+                elif sibling == "cancel" and field == "order":
+                    conds += [Condition(slot="cancel.order", value=c.value), Condition(slot="cancel.reason", value="no longer needed")]
+                elif sibling == "return" and field == "order":
+                    order = _order(self.db, c.value)
+                    if order is None:
+                        break
+                    conds += [Condition(slot="return.order", value=c.value),
+                              Condition(slot="return.items", value=[_describe_line(x, order["items"]) for x in order["items"]]),
+                              Condition(slot="return.payment", value=order["payment_history"][0]["payment_method_id"])]
+                elif sibling in ("exchange", "modify_items") or field in ("order", "items", "payment"):
+                    if sibling in ("cancel", "return"):
+                        continue
+                    conds.append(Condition(slot=f"{sibling}.{field}", value=c.value))
+            reading = intent.replace(base={**intent.base, "request": labels[:i] + [sibling] + labels[i + 1:]}, conditions=conds)
+            order = intent.condition(f"{label}.order")
+            if order is None:
+                continue
+            out.append(Mismatch(f"{verb} order {order.value}", reading))
+        return out
+
+    def fault_support(self) -> dict[str, FaultSupport]:
+        support = {t: FaultSupport(True, "supported") for t in FAULT_TYPES}
+        if self.domain_name == "airline":
+            support["tool_capability_mismatch"] = FaultSupport(
+                False,
+                "the airline tools have no sibling write that a customer could mistake for booking, changing or "
+                "cancelling and that reaches for the same outcome (each write is the only instrument for its outcome)",
+            )
+        return support
