@@ -1,0 +1,90 @@
+"""What the writer and the extractors are given, and what the extractors must answer.
+
+These are the contracts between the planner, the prompt cards, the models (real or the
+embedded offline ones) and the verifiers. A brief carries everything in the domain's words
+(slot phrases and spoken values from the adapter); it never carries ground truth, the base
+frame's hidden identifiers, graph children or the extraction forms.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+FLAWS = ("substituted", "presupposed", "withheld", "marked", "ambiguous", "extras", "mismatch", "noise", "oblique")
+Flaw = Literal["substituted", "presupposed", "withheld", "marked", "ambiguous", "extras", "mismatch", "noise", "oblique", "none"]
+
+
+class Requirement(BaseModel):
+    """One true requirement as the user would state it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    slot: str  # the id the extractors answer with; never shown to the writer as syntax
+    phrase: str  # e.g. "the new switch type for the mechanical keyboard"
+    spoken: str  # e.g. "clicky"
+    ordered: bool = False
+
+
+class Materials(BaseModel):
+    """Type-specific material the planner prepared for one attempt (all in spoken form)."""
+
+    wrong_value: str | None = None  # factual_error: the plausible wrong value to state
+    fallback: str | None = None  # false_presupposition: what the user settles for
+    pointer: str | None = None  # referential_ambiguity: e.g. "the usual one"
+    vague_word: str | None = None  # vagueness_subjectivity: e.g. "a reasonable"
+    ambiguous_word: str | None = None  # lexical_ambiguity: the word with two senses
+    senses: list[str] = Field(default_factory=list)  # lexical_ambiguity: [true sense, other sense]
+    companion: str | None = None  # syntactic_ambiguity: the phrase the modifier could also attach to
+    extra: str | None = None  # irrelevant_information: the unneeded detail, as the user says it
+    mismatch: str | None = None  # tool_capability_mismatch: the wrong operation, as the user asks it
+    off_topic: str | None = None  # contextual_irrelevance: an unrelated topic to talk about
+
+
+class WriterBrief(BaseModel):
+    """Everything the writer sees for one attempt."""
+
+    benchmark: str
+    context: str  # one line: who the user is, talking to whom
+    request: str  # what the user wants done, in the domain's words
+    requirements: list[Requirement]
+    fault_type: str
+    target: str | None = None  # slot id of the targeted requirement (None: whole message)
+    materials: Materials = Field(default_factory=Materials)
+    attempt: int = 0
+
+    def requirement(self, slot: str | None) -> Requirement | None:
+        return next((r for r in self.requirements if r.slot == slot), None)
+
+
+class ExtractionInput(BaseModel):
+    """What an extractor sees: the true requirements and the text. Never the plan."""
+
+    context: str
+    request: str
+    requirements: list[Requirement]
+    text: str
+
+
+class BlindExtraction(BaseModel):
+    """Blind form: which flaw class the text carries (or none), and on which requirement."""
+
+    flaw: Flaw
+    requirement: str | None = None  # slot id, or None for whole-message flaws and extras
+
+
+class TargetedExtraction(BaseModel):
+    """Targeted form for the class the blind form found: what admission needs."""
+
+    flaw: Flaw
+    requirement: str | None = None
+    stated_value: str | None = None  # substituted: the wrong value as stated
+    clause: str | None = None  # presupposed: the false premise, quoted
+    fallback: str | None = None  # presupposed: what the user settles for
+    surface: str | None = None  # marked / ambiguous: the words standing for the requirement
+    second_reading: str | None = None  # ambiguous: the other sense (a value), None = attaches elsewhere
+    detail: str | None = None  # extras: the added detail, quoted
+    operation: str | None = None  # mismatch: the operation asked for, quoted
+    span: str | None = None  # noise: the off-topic passage, quoted
+    request_stated: bool | None = None  # oblique: does the text state a request at all?
