@@ -1,0 +1,85 @@
+"""Dual-extraction agreement: the two extractors must agree with each other and with the plan.
+
+The blind forms are compared on flaw class and requirement; the targeted forms on the
+type-specific fields (same stated value, same fallback, overlapping spans …).
+"""
+
+from __future__ import annotations
+
+from miscue.briefs import BlindExtraction, TargetedExtraction, WriterBrief
+from miscue.schema import Verdict
+from miscue.taxonomy import ExtractionClass, Target, fault_type
+from verifiers.text import norm
+
+MIN_NOISE_WORDS = 25
+
+
+def _v(stage: str, code: str, detail: str = "") -> Verdict:
+    return Verdict(stage=stage, code=f"{stage}:{code}", detail=detail)  # type: ignore[arg-type]
+
+
+def overlap(a: str | None, b: str | None) -> float:
+    """Share of the shorter span's words that the other span also has."""
+    wa, wb = set(norm(a or "").split()), set(norm(b or "").split())
+    if not wa or not wb:
+        return 0.0
+    return len(wa & wb) / min(len(wa), len(wb))
+
+
+def same_value(a: str | None, b: str | None) -> bool:
+    na, nb = norm(a or ""), norm(b or "")
+    return bool(na and nb) and (na == nb or f" {na} " in f" {nb} " or f" {nb} " in f" {na} ")
+
+
+def blind_matches_plan(brief: WriterBrief, blind: BlindExtraction | None, who: str) -> Verdict | None:
+    """Does one extractor's blind answer match the plan (family/class and target requirement)?"""
+    if blind is None:
+        return _v("extract", "unparseable", f"extractor {who} gave no usable blind answer")
+    ft = fault_type(brief.fault_type)
+    if blind.flaw != ft.extraction.value:
+        return _v("agree", "flaw_mismatch", f"extractor {who} found {blind.flaw!r}, plan is {ft.extraction.value!r}")
+    if ft.target in (Target.slot, Target.ordered_slot, Target.about_slot) and blind.requirement != brief.target:
+        return _v("agree", "slot_mismatch", f"extractor {who} points at {blind.requirement!r}, plan at {brief.target!r}")
+    return None
+
+
+def targeted_agree(brief: WriterBrief, a: TargetedExtraction | None, b: TargetedExtraction | None) -> Verdict | None:
+    """Type-specific agreement of both targeted answers with each other and with the plan."""
+    if a is None or b is None:
+        return _v("extract", "unparseable", "a targeted answer was missing or malformed")
+    ft = fault_type(brief.fault_type)
+    m = brief.materials
+    cls = ft.extraction
+    if cls == ExtractionClass.substituted:
+        if not (same_value(a.stated_value, m.wrong_value) and same_value(b.stated_value, m.wrong_value)):
+            return _v("agree", "stated_value_mismatch", f"{a.stated_value!r} / {b.stated_value!r} vs planned {m.wrong_value!r}")
+    elif cls == ExtractionClass.presupposed:
+        if not (same_value(a.fallback, m.fallback) and same_value(b.fallback, m.fallback)):
+            return _v("agree", "fallback_mismatch", f"{a.fallback!r} / {b.fallback!r} vs planned {m.fallback!r}")
+        if not (a.clause and b.clause):
+            return _v("agree", "no_presupposition", "an extractor quoted no premise clause")
+    elif cls == ExtractionClass.marked:
+        if not (a.surface and b.surface) or overlap(a.surface, b.surface) == 0:
+            return _v("agree", "surface_mismatch", f"{a.surface!r} / {b.surface!r}")
+    elif cls == ExtractionClass.ambiguous:
+        if ft.id == "lexical_ambiguity":
+            other = m.senses[1] if len(m.senses) > 1 else None
+            if not (same_value(a.second_reading, other) and same_value(b.second_reading, other)):
+                return _v("agree", "reading_mismatch", f"{a.second_reading!r} / {b.second_reading!r} vs planned {other!r}")
+        elif (a.second_reading is None) != (b.second_reading is None):
+            return _v("agree", "reading_mismatch", f"{a.second_reading!r} / {b.second_reading!r}")
+    elif cls == ExtractionClass.extras:
+        if overlap(a.detail, b.detail) < 0.5 or overlap(a.detail, m.extra) < 0.5:
+            return _v("agree", "extra_mismatch", f"{a.detail!r} / {b.detail!r}")
+    elif cls == ExtractionClass.mismatch:
+        if overlap(a.operation, b.operation) < 0.5 or overlap(a.operation, m.mismatch) < 0.5:
+            return _v("agree", "operation_mismatch", f"{a.operation!r} / {b.operation!r}")
+    elif cls == ExtractionClass.noise:
+        if min(len((a.span or "").split()), len((b.span or "").split())) < MIN_NOISE_WORDS:
+            return _v("agree", "off_topic_too_short", f"{a.span!r} / {b.span!r}")
+        if overlap(a.span, b.span) < 0.5:
+            return _v("agree", "span_mismatch", "the off-topic spans do not overlap")
+    elif cls == ExtractionClass.oblique:
+        if a.request_stated is not False or b.request_stated is not False:
+            return _v("agree", "request_stated", f"{a.request_stated!r} / {b.request_stated!r}")
+    return None
