@@ -117,6 +117,117 @@ def graphs(
         raise typer.Exit(1)
 
 
+def _gateway(artifacts: Path, replay_only: bool):
+    from flows.generate import offline_llm_config
+    from miscue.llm import Gateway
+    from miscue.offline.provider import register
+
+    register()
+    return Gateway(offline_llm_config(replay_only=replay_only), artifacts / "store")
+
+
+def run_single_fault(benchmark: str, artifacts: Path, attempts: int, fault_types: list[str] | None,
+                     replay_only: bool, show_progress: bool) -> dict[str, Any]:
+    """Graphs -> single-fault cells -> ledger in ``artifacts/runs/<benchmark>/``; returns the summary."""
+    import asyncio
+
+    from flows.generate import GenerateConfig, SingleFaultRun
+    from miscue import ledger
+    from miscue.graphs import GraphBuilder
+    from miscue.reports import single_fault_summary
+    from miscue.taxonomy import FAULT_TYPES, fault_type
+
+    for t in fault_types or []:
+        fault_type(t)
+    started = time.perf_counter()
+    adapter = adapter_for(benchmark)
+    build = GraphBuilder(adapter).build()
+    config = GenerateConfig(attempts=attempts, fault_types=fault_types or list(FAULT_TYPES))
+    splits = {s.task_id: s.split for s in adapter.load_seeds()}
+    run = SingleFaultRun(adapter, _gateway(artifacts, replay_only), config, splits)
+    total = len(build.graphs) * len(config.fault_types)
+    with Progress(TextColumn(f"cells {benchmark}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, disable=not show_progress, transient=True) as bar:
+        task = bar.add_task("cells", total=total)
+        result = asyncio.run(run.run(build.graphs, progress=lambda: bar.advance(task)))
+    summary = single_fault_summary(result.cells, result.attempts, result.calls)
+    summary.update(benchmark=benchmark, seconds=round(time.perf_counter() - started, 2))
+    directory = ledger.write_tables({"cells": result.cells, "attempts": result.attempts, "samples": result.samples,
+                                     "llm_calls": result.calls}, artifacts / "runs" / benchmark, summary)
+    summary["directory"] = str(directory)
+    return summary
+
+
+def _generate_table(s: dict[str, Any]) -> Table:
+    t = Table(title=f"single-fault run: {s['benchmark']} ({s['graphs']} graphs, {s['cells']} cells, "
+                    f"{s['admitted']} admitted, cell rejection {s['cell_rejection_rate']})")
+    for col in ("fault type", "cells", "admitted", "cell rej.", "attempt rej.", "agreement", "skipped", "unsupported"):
+        t.add_column(col, justify="right" if col != "fault type" else "left")
+    for ft, v in s["per_type"].items():
+        t.add_row(ft, str(v["cells"]), str(v["admitted"]), str(v["cell_rejection_rate"]), str(v["attempt_rejection_rate"]),
+                  str(v["extractor_agreement"]), str(v["skipped"]), str(v["unsupported"]))
+    return t
+
+
+@app.command()
+def generate(
+    benchmark: list[str] = typer.Option(list(ADAPTERS), "--benchmark", "-b", help="repeatable"),
+    attempts: int = typer.Option(4, min=1, help="attempts per cell"),
+    fault_type_: Optional[list[str]] = typer.Option(None, "--fault-type", "-t", help="restrict to these fault types (repeatable)"),
+    replay_only: bool = typer.Option(False, "--offline-replay", help="answer every model call from the exchange store; a miss is an error"),
+    as_json: bool = typer.Option(False, "--json"),
+    artifacts: Path = typer.Option(DEFAULT_ARTIFACTS),
+) -> None:
+    """Single-fault generate-then-verify over every graph (offline models unless configured)."""
+    from miscue.llm import StoreMiss, TerminalProviderError
+
+    results = []
+    for bench in benchmark:
+        try:
+            summary = run_single_fault(bench, artifacts, attempts, fault_type_, replay_only, not as_json and err.is_terminal)
+        except (UnknownBenchmark, ValueError) as exc:
+            _fail(str(exc))
+        except (StoreMiss, TerminalProviderError) as exc:
+            _fail(f"the run stopped cleanly (finished exchanges are kept in the store; rerun to resume): {exc}", 3)
+        results.append(summary)
+        if not as_json:
+            out.print(_generate_table(summary))
+            for u in summary["unsupported"]:
+                out.print(f"[yellow]unsupported[/] {u['fault_type']}: {u['reason']}")
+    if as_json:
+        out.print_json(json.dumps(results[0] if len(results) == 1 else {"benchmarks": results}))
+
+
+@app.command()
+def verify(
+    text: str = typer.Argument(..., help="the request text to check"),
+    benchmark: str = typer.Option(..., "--benchmark", "-b"),
+    task: str = typer.Option(..., "--task", help="the host task id whose true intent the text is about"),
+    fault_type_: Optional[str] = typer.Option(None, "--fault-type", "-t", help="the claimed fault type"),
+    slot: Optional[str] = typer.Option(None, "--slot", help="the claimed target slot"),
+    as_json: bool = typer.Option(False, "--json"),
+    artifacts: Path = typer.Option(DEFAULT_ARTIFACTS),
+) -> None:
+    """Run text checks, both extractions, agreement and admission on one request."""
+    from flows.verify import verify_sync
+
+    try:
+        adapter = adapter_for(benchmark)
+        result = verify_sync(adapter, _gateway(artifacts, False), task, text, fault_type_, slot)
+    except (UnknownBenchmark, ValueError) as exc:
+        _fail(str(exc))
+    if as_json:
+        out.print_json(json.dumps(result.as_dict()))
+    else:
+        for step in result.steps:
+            mark = "[green]ok[/]" if step.ok else "[red]fail[/]"
+            out.print(f"{mark} {step.name}: {json.dumps(step.detail)[:400]}")
+        v = result.as_dict()["verdict"]
+        colour = "green" if result.admitted else "red"
+        out.print(f"[bold {colour}]verdict:[/] {v['code']} {v['detail']} (fault type {result.fault_type}, slot {result.slot})")
+    raise typer.Exit(0 if result.admitted else 1)
+
+
 def main() -> None:
     app()
 
