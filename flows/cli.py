@@ -117,45 +117,26 @@ def graphs(
         raise typer.Exit(1)
 
 
-def _gateway(artifacts: Path, replay_only: bool):
-    from flows.generate import offline_llm_config
-    from miscue.llm import Gateway
-    from miscue.offline.provider import register
-
-    register()
-    return Gateway(offline_llm_config(replay_only=replay_only), artifacts / "store")
-
-
 def run_single_fault(benchmark: str, artifacts: Path, attempts: int, fault_types: list[str] | None,
                      replay_only: bool, show_progress: bool) -> dict[str, Any]:
     """Graphs -> single-fault cells -> ledger in ``artifacts/runs/<benchmark>/``; returns the summary."""
-    import asyncio
-
-    from flows.generate import GenerateConfig, SingleFaultRun
+    from flows.generate import GenerateConfig, run_benchmark
     from miscue import ledger
-    from miscue.graphs import GraphBuilder
-    from miscue.reports import single_fault_summary
     from miscue.taxonomy import FAULT_TYPES, fault_type
 
     for t in fault_types or []:
         fault_type(t)
-    started = time.perf_counter()
-    adapter = adapter_for(benchmark)
-    build = GraphBuilder(adapter).build()
     config = GenerateConfig(attempts=attempts, fault_types=fault_types or list(FAULT_TYPES))
-    splits = {s.task_id: s.split for s in adapter.load_seeds()}
-    run = SingleFaultRun(adapter, _gateway(artifacts, replay_only), config, splits)
-    total = len(build.graphs) * len(config.fault_types)
-    with Progress(TextColumn(f"cells {benchmark}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+    with Progress(TextColumn(f"{benchmark}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, disable=not show_progress, transient=True) as bar:
-        task = bar.add_task("cells", total=total)
-        result = asyncio.run(run.run(build.graphs, progress=lambda: bar.advance(task)))
-    summary = single_fault_summary(result.cells, result.attempts, result.calls)
-    summary.update(benchmark=benchmark, seconds=round(time.perf_counter() - started, 2))
-    directory = ledger.write_tables({"cells": result.cells, "attempts": result.attempts, "samples": result.samples,
-                                     "llm_calls": result.calls}, artifacts / "runs" / benchmark, summary)
-    summary["directory"] = str(directory)
-    return summary
+        task = bar.add_task("cells", total=None)
+
+        def tick(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        run = run_benchmark(adapter_for(benchmark), artifacts, config, replay_only=replay_only, progress=tick)
+    directory = ledger.write_tables(run.tables(), artifacts / "runs" / benchmark, run.summary)
+    return {**run.summary, "directory": str(directory)}
 
 
 def _generate_table(s: dict[str, Any]) -> Table:
@@ -213,7 +194,9 @@ def verify(
 
     try:
         adapter = adapter_for(benchmark)
-        result = verify_sync(adapter, _gateway(artifacts, False), task, text, fault_type_, slot)
+        from flows.generate import offline_gateway
+
+        result = verify_sync(adapter, offline_gateway(artifacts / "store"), task, text, fault_type_, slot)
     except (UnknownBenchmark, ValueError) as exc:
         _fail(str(exc))
     if as_json:

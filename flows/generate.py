@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 from pydantic import BaseModel, Field
@@ -18,8 +19,10 @@ from adapters.base import Adapter
 from miscue import writing
 from miscue.briefs import ExtractionInput, TargetedExtraction, WriterBrief
 from miscue.canonical import canonical_json, content_hash
+from miscue.graphs import GraphBuild, GraphBuilder
 from miscue.llm import Exchange, Gateway, LLMConfig, RoleConfig, TransientProviderError
 from miscue.planning import AttemptPlan, CellPlan, PlanError, Planner
+from miscue.reports import single_fault_summary
 from miscue.schema import IntentGraph, Operator, Verdict
 from miscue.taxonomy import FAULT_TYPES, fault_type
 from verifiers.admission import Admission, admit
@@ -32,7 +35,15 @@ OFFLINE_MODELS = {"writer": "offline/writer", "extractor_a": "offline/lexical", 
 def offline_llm_config(**overrides: Any) -> LLMConfig:
     """The embedded offline baselines: the default so the pipeline runs with no keys."""
     roles = {role: RoleConfig(model=model) for role, model in OFFLINE_MODELS.items()}
-    return LLMConfig(**roles, max_concurrency=16, **overrides)
+    return LLMConfig(**roles, **{"max_concurrency": 16, **overrides})
+
+
+def offline_gateway(store_dir: Path, replay_only: bool = False) -> Gateway:
+    """A gateway on the embedded offline models (registered with litellm as provider ``offline``)."""
+    from miscue.offline.provider import register
+
+    register()
+    return Gateway(offline_llm_config(replay_only=replay_only), store_dir)
 
 
 class GenerateConfig(BaseModel):
@@ -51,6 +62,12 @@ class RunResult:
     attempts: list[dict[str, Any]] = field(default_factory=list)
     samples: list[dict[str, Any]] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+    graphs: GraphBuild | None = None
+
+    def tables(self) -> dict[str, list[dict[str, Any]]]:
+        """The ledger tables (see miscue.ledger.SCHEMAS)."""
+        return {"cells": self.cells, "attempts": self.attempts, "samples": self.samples, "llm_calls": self.calls}
 
 
 def announcement(adapter: Adapter, graph: IntentGraph, child_index: int) -> str:
@@ -210,15 +227,18 @@ class SingleFaultRun:
             "split": self.splits.get(graph.task_id, "base"),
         }
 
-    async def run(self, graphs: list[IntentGraph], progress: Callable[[], None] | None = None) -> RunResult:
+    async def run(self, graphs: list[IntentGraph], progress: Callable[[int, int], None] | None = None) -> RunResult:
         sem = asyncio.Semaphore(self.config.max_concurrent_cells)
         cells = [(g, c) for g in graphs for c in self.planner.cells(g, self.config.fault_types)]
+        done = 0
 
         async def one(g: IntentGraph, c: CellPlan) -> None:
+            nonlocal done
             async with sem:
                 await self.cell(g, c)
+            done += 1
             if progress:
-                progress()
+                progress(done, len(cells))
 
         await asyncio.gather(*(one(g, c) for g, c in cells))
         order = {c.cell_id: i for i, (_, c) in enumerate(cells)}
@@ -228,3 +248,24 @@ class SingleFaultRun:
         return self.result
 
 
+
+
+def run_benchmark(adapter: Adapter, artifacts: Path, config: GenerateConfig, gateway: Gateway | None = None,
+                  replay_only: bool = False, progress: Callable[[int, int], None] | None = None) -> RunResult:
+    """Build one benchmark's graphs and run every single-fault cell on them.
+
+    ``gateway`` defaults to the embedded offline models with the exchange store under
+    ``artifacts/store``; the result carries the ledger rows, the graphs and a summary.
+    """
+    import time
+
+    started = time.perf_counter()
+    build = GraphBuilder(adapter).build()
+    gateway = gateway or offline_gateway(artifacts / "store", replay_only)
+    splits = {s.task_id: s.split for s in adapter.load_seeds()}
+    run = SingleFaultRun(adapter, gateway, config, splits)
+    result = asyncio.run(run.run(build.graphs, progress=progress))
+    result.graphs = build
+    result.summary = {"benchmark": adapter.benchmark, **single_fault_summary(result.cells, result.attempts, result.calls),
+                      "seconds": round(time.perf_counter() - started, 2)}
+    return result
