@@ -229,3 +229,102 @@ def value_from_spoken(adapter: Adapter, intent: Intent, slot: str, spoken: str |
         if said and (said in norm or norm in said) and len(norm) >= 2:
             return True, value
     return False, canonical_json(spoken)
+
+
+# ------------------------------------------------------------------------------- composites
+WHOLE_MESSAGE = ("contextual_irrelevance", "indirect_intent")
+
+
+@dataclass(frozen=True)
+class CompositeDraw:
+    """k distinct fault types with their pre-assigned targets (None for non-slot components)."""
+
+    graph_id: str
+    k: int
+    draw_index: int
+    components: tuple[FaultSpec, ...]
+
+    @property
+    def combo(self) -> tuple[str, ...]:
+        return tuple(sorted(c.fault_type for c in self.components))
+
+
+def structural_violation(types: list[str], n_conditions: int) -> str | None:
+    """Why a combination of fault types cannot be composed (None when it can)."""
+    fts = [fault_type(t) for t in types]
+    if len(set(types)) != len(types):
+        return "repeated_type"
+    if sum(1 for f in fts if f.consumes_slot) > n_conditions:
+        return "more_slot_faults_than_conditions"
+    if sum(1 for f in fts if f.family.value == "expression") > 1:
+        return "two_expression_faults"
+    if "false_presupposition" in types and "irrelevant_information" in types:
+        return "presupposition_with_added_detail"
+    if "tool_capability_mismatch" in types and "indirect_intent" in types:
+        return "wrong_instrument_without_a_request"
+    if len(types) >= 3:
+        if "indirect_intent" in types and ({"false_presupposition", "irrelevant_information"} & set(types)):
+            return "k3_hearsay_with_premise_or_extra"
+        if "factual_error" in types and "false_presupposition" in types:
+            return "k3_wrong_value_with_false_premise"
+    return None
+
+
+# most constrained first: the order slot-taking components get their targets in
+ASSIGN_ORDER = ("vagueness_subjectivity", "lexical_ambiguity", "syntactic_ambiguity", "referential_ambiguity",
+                "factual_error", "false_presupposition", "insufficient_information")
+
+
+class CompositePlanner:
+    """Seeded draws of k-fault combinations with one distinct target per slot-taking fault."""
+
+    def __init__(self, planner: Planner) -> None:
+        self.planner = planner
+
+    def draw(self, graph: IntentGraph, k: int, draw_index: int, pool: list[str], max_tries: int = 200) -> CompositeDraw | str:
+        """A seeded draw; returns the reason string when no valid draw was found."""
+        import random
+
+        root, truth = graph.root.intent, graph.root.ground_truth
+        cells = {c.fault_type: c for c in self.planner.cells(graph, pool)}
+        usable = sorted(t for t, c in cells.items() if c.status == "planned")
+        if len(usable) < k:
+            return "fewer_applicable_types_than_k"
+        rng = random.Random(content_hash(graph.graph_id, k, draw_index))
+        last = "no_valid_draw"
+        for _ in range(max_tries):
+            types = rng.sample(usable, k)
+            reason = structural_violation(types, len(root.conditions))
+            if reason:
+                last = reason
+                continue
+            assigned = self.assign(types, {t: cells[t].targets for t in types}, rng)
+            if assigned is None:
+                last = "no_distinct_targets"
+                continue
+            order = {t: i for i, t in enumerate(ASSIGN_ORDER)}
+            comps = tuple(FaultSpec(fault_type=t, target=assigned.get(t)) for t in sorted(types, key=lambda t: (order.get(t, 99), t)))
+            return CompositeDraw(graph.graph_id, k, draw_index, comps)
+        return last
+
+    @staticmethod
+    def assign(types: list[str], targets: dict[str, tuple[str | None, ...]], rng: Any) -> dict[str, str] | None:
+        """Distinct targets for slot-taking faults, most constrained first (None: impossible)."""
+        needing = [t for t in types if any(targets[t]) and fault_type(t).target.value in ("slot", "ordered_slot", "about_slot")]
+        needing.sort(key=lambda t: (ASSIGN_ORDER.index(t) if t in ASSIGN_ORDER else 99, len(targets[t])))
+        out: dict[str, str] = {}
+
+        def place(i: int) -> bool:
+            if i == len(needing):
+                return True
+            t = needing[i]
+            options = [s for s in targets[t] if s is not None and s not in out.values()]
+            rng.shuffle(options)
+            for slot in options:
+                out[t] = slot
+                if place(i + 1):
+                    return True
+                del out[t]
+            return False
+
+        return out if place(0) else None
