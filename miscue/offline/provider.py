@@ -1,0 +1,171 @@
+"""The embedded offline models as a litellm custom provider (DESIGN section 8).
+
+``register()`` makes three model names answer through ``litellm.completion`` /
+``litellm.acompletion`` with no network and no keys:
+
+- ``offline/writer``  reads the ``<brief>…</brief>`` JSON (a :class:`WriterBrief`) from the last
+  user message and answers with :func:`miscue.offline.writer.write`;
+- ``offline/lexical`` and ``offline/parse`` read the ``<input>…</input>`` JSON (an
+  :class:`ExtractionInput`) and, when a ``<form>CLASS</form>`` is present, answer the targeted
+  form for that class, else the blind form; the answer is a JSON object.
+
+A prompt the handler cannot read (no tag, bad JSON, off-schema) gets an empty reply, never an
+exception (the gateway treats an empty reply as a failed attempt). Usage is counted
+deterministically as whitespace tokens; the per-token cost is registered as 0.0.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+
+import json  # noqa: E402
+import re  # noqa: E402
+import threading  # noqa: E402
+from typing import Any  # noqa: E402
+
+from pydantic import ValidationError  # noqa: E402
+
+from miscue.briefs import FLAWS, ExtractionInput, WriterBrief  # noqa: E402
+from miscue.offline import extractors as _extractors  # noqa: E402
+from miscue.offline import writer as _writer  # noqa: E402
+
+PROVIDER = "offline"
+MODELS = ("writer", "lexical", "parse")
+MODEL_NAMES = tuple(f"{PROVIDER}/{m}" for m in MODELS)
+
+_BRIEF = re.compile(r"<brief>(.*?)</brief>", re.DOTALL)
+_INPUT = re.compile(r"<input>(.*?)</input>", re.DOTALL)
+_FORM = re.compile(r"<form>\s*([A-Za-z_]+)\s*</form>")
+
+
+def _content_text(content: Any) -> str:
+    """A message's text: a string, or the text parts of an OpenAI-style content list."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+            elif isinstance(part, str):
+                parts.append(part)
+        return "\n".join(parts)
+    return ""
+
+
+def _last_user(messages: Any) -> str:
+    if not isinstance(messages, list):
+        return ""
+    for message in reversed(messages):
+        if isinstance(message, dict) and message.get("role") == "user":
+            return _content_text(message.get("content"))
+    return ""
+
+
+def _last(pattern: re.Pattern[str], text: str) -> str | None:
+    found = pattern.findall(text)
+    return found[-1] if found else None
+
+
+def answer(model: str, messages: Any) -> str:
+    """The offline model ``model`` (``writer`` / ``lexical`` / ``parse``, with or without the
+    ``offline/`` prefix) answering ``messages``; ``""`` for anything it cannot read."""
+    name = model.split("/", 1)[1] if model.startswith(f"{PROVIDER}/") else model
+    text = _last_user(messages)
+    try:
+        if name == "writer":
+            raw = _last(_BRIEF, text)
+            if raw is None:
+                return ""
+            return _writer.write(WriterBrief.model_validate_json(raw.strip()))
+        if name in _extractors.EXTRACTORS:
+            raw = _last(_INPUT, text)
+            if raw is None:
+                return ""
+            inp = ExtractionInput.model_validate_json(raw.strip())
+            extractor = _extractors.EXTRACTORS[name]
+            form = _last(_FORM, text)
+            if form is None:
+                result = extractor.blind(inp)
+            elif form in FLAWS:
+                result = extractor.targeted(inp, form)
+            else:
+                return ""
+            return json.dumps(result.model_dump(mode="json"), ensure_ascii=False)
+    except (ValidationError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+        return ""
+    return ""
+
+
+def _tokens(text: str) -> int:
+    return len(text.split())
+
+
+def _prompt_tokens(messages: Any) -> int:
+    if not isinstance(messages, list):
+        return 0
+    return sum(_tokens(_content_text(m.get("content"))) for m in messages if isinstance(m, dict))
+
+
+def _response(model: str, messages: Any) -> Any:
+    import litellm
+    from litellm import ModelResponse
+
+    if model.split("/", 1)[-1] not in MODELS:
+        # A configuration error, not a malformed prompt: terminal, never retried.
+        raise litellm.BadRequestError(
+            message=f"unknown offline model {model!r}; the offline provider serves {list(MODEL_NAMES)}",
+            model=model, llm_provider=PROVIDER)
+    text = answer(model, messages)
+    prompt, completion = _prompt_tokens(messages), _tokens(text)
+    return ModelResponse(
+        model=model,
+        choices=[{"index": 0, "finish_reason": "stop",
+                  "message": {"role": "assistant", "content": text}}],
+        usage={"prompt_tokens": prompt, "completion_tokens": completion,
+               "total_tokens": prompt + completion},
+    )
+
+
+_LOCK = threading.Lock()
+_HANDLER: Any = None
+
+
+def _handler_class() -> type:
+    import litellm
+
+    class OfflineProvider(litellm.CustomLLM):
+        """Serves ``offline/writer``, ``offline/lexical`` and ``offline/parse``. Every call
+        parameter (temperature, seed, max_retries, timeout …) arrives in ``optional_params`` or
+        as keywords and is ignored: the models are deterministic."""
+
+        def completion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+            return _response(model, messages)
+
+        async def acompletion(self, model: str, messages: list, *args: Any, **kwargs: Any) -> Any:
+            return _response(model, messages)
+
+    return OfflineProvider
+
+
+def register() -> Any:
+    """Register the offline provider with litellm (idempotent); returns the handler."""
+    global _HANDLER
+    import litellm
+
+    with _LOCK:
+        if _HANDLER is None:
+            _HANDLER = _handler_class()()
+        entries = [e for e in litellm.custom_provider_map if e.get("provider") != PROVIDER]
+        litellm.custom_provider_map = entries + [{"provider": PROVIDER, "custom_handler": _HANDLER}]
+        missing = [m for m in MODEL_NAMES if m not in litellm.model_cost]
+        if missing:
+            litellm.register_model({m: {"input_cost_per_token": 0.0, "output_cost_per_token": 0.0,
+                                        "cache_creation_input_token_cost": 0.0,
+                                        "cache_read_input_token_cost": 0.0,
+                                        "litellm_provider": PROVIDER, "mode": "chat"}
+                                    for m in missing})
+    return _HANDLER
