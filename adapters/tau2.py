@@ -137,6 +137,11 @@ def _known_addresses(db: DB, customer: str) -> list[dict[str, Any]]:
     return _others(found, None)
 
 
+def ordinal(label: str) -> str:
+    n = int(label.split("#")[1]) if "#" in label else 1
+    return {1: "first", 2: "second", 3: "third"}.get(n, f"number {n}")
+
+
 def words_address(user: dict[str, Any]) -> dict[str, Any] | None:
     return _address(user["address"]) if user.get("address") else None
 
@@ -969,8 +974,13 @@ class Tau2Adapter(Adapter[Tau2Recipe]):
         return f"You are {who}, a customer of an airline, talking to its reservation agent."
 
     def request_phrase(self, intent: Intent) -> str:
-        labels = [lab.split("#")[0] for lab in intent.base.get("request", [])]
-        parts = [words.AIRLINE_CANCEL if (lab == "cancel" and self.domain_name == "airline") else words.REQUESTS[lab] for lab in labels]
+        parts: list[str] = []
+        for label in intent.base.get("request", []):
+            phrase = self._request_words(label)
+            n = sum(1 for lab in intent.base.get("request", []) if self._request_words(lab) == phrase)
+            phrase = phrase if n == 1 else f"{phrase} ({n} times)"
+            if phrase not in parts:
+                parts.append(phrase)
         return words.join(parts) if parts else ""
 
     def _item_product(self, intent: Intent, label: str, j: int) -> str:
@@ -979,7 +989,7 @@ class Tau2Adapter(Adapter[Tau2Recipe]):
             return items.value[j - 1]["product"].lower()
         return f"item {j}"
 
-    def slot_phrase(self, intent: Intent, slot: str) -> str:
+    def _base_phrase(self, intent: Intent, slot: str) -> str:
         label, _, field = slot.partition(".")
         base = label.split("#")[0]
         head, _, option = field.partition(".")
@@ -987,10 +997,23 @@ class Tau2Adapter(Adapter[Tau2Recipe]):
             return f"the {option} of the new {self._item_product(intent, label, int(head[4:]))}"
         if field == "payment":
             return "the refund method" if base == "return" else "the payment method"
-        if field in ("order", "reservation") and len(intent.base.get("request", [])) > 1:
-            verb = words.AIRLINE_CANCEL if (base == "cancel" and self.domain_name == "airline") else words.REQUESTS[base]
-            return f"the {field} to {verb.split(' ')[0]}" + (f" (request {label.split('#')[1]})" if "#" in label else "")
         return words.FIELD_PHRASES.get(field, field.replace("_", " "))
+
+    def slot_phrase(self, intent: Intent, slot: str) -> str:
+        """The requirement's name; made unique within the intent by naming its request."""
+        phrase = self._base_phrase(intent, slot)
+        if sum(1 for c in intent.conditions if self._base_phrase(intent, c.slot) == phrase) == 1:
+            return phrase
+        label = slot.partition(".")[0]
+        anchor = next((c for c in intent.conditions if c.slot in (f"{label}.order", f"{label}.reservation")), None)
+        if anchor is not None and anchor.slot != slot:
+            return f"{phrase} for {self.spoken_value(intent, anchor.slot, anchor.value)}"
+        verb = self._request_words(label)
+        return f"{phrase} to {verb}" if "#" not in label else f"{phrase} to {verb} ({ordinal(label)})"
+
+    def _request_words(self, label: str) -> str:
+        base = label.split("#")[0]
+        return words.AIRLINE_CANCEL if (base == "cancel" and self.domain_name == "airline") else words.REQUESTS[base]
 
     def spoken_value(self, intent: Intent, slot: str, value: Any) -> str:
         field = slot.partition(".")[2]

@@ -111,6 +111,24 @@ class Planner:
             for c in intent.conditions
         ]
 
+    def distinctive(self, intent: Intent, slot: str) -> bool:
+        """The slot's spoken value neither contains nor is contained in another requirement's."""
+        mine = " ".join(content_words(self.spoken(intent, slot, intent.condition(slot).value)))  # type: ignore[union-attr]
+        for c in intent.conditions:
+            if c.slot == slot:
+                continue
+            other = " ".join(content_words(self.spoken(intent, c.slot, c.value)))
+            if not mine or f" {mine} " in f" {other} " or f" {other} " in f" {mine} ":
+                return False
+        return True
+
+    def companion(self, intent: Intent, slot: str) -> str:
+        """Something the target's value could also attach to, that is not itself a requirement."""
+        phrase = self.adapter.slot_phrase(intent, slot)
+        if " new " in phrase:
+            return phrase.replace(" new ", " old ", 1)
+        return f"the other {phrase.split(' ')[-1]}"
+
     def _lexical_pairs(self, intent: Intent, truth: GroundTruth, slot: str) -> list[tuple[str, Any]]:
         """(ambiguous word, other value): words shared by the true and another value's spoken form."""
         cond = intent.condition(slot)
@@ -158,6 +176,10 @@ class Planner:
         if not verdict.applicable:
             return [], verdict.reason
         slots = list(verdict.slots)
+        if ft.id != "syntactic_ambiguity":  # the text checks look for the target's value by its words
+            slots = [s for s in slots if self.distinctive(root, s)]
+            if not slots:
+                return [], "target_value_not_distinctive"
         if ft.extraction == ExtractionClass.substituted:
             slots = [s for s in slots if self.alternatives(root, truth, s)]
             return (slots, "") if slots else ([], "no_plausible_wrong_value")
@@ -198,8 +220,7 @@ class Planner:
             materials.senses = [self.spoken(root, target, cond.value), self.spoken(root, target, other)]  # type: ignore[union-attr,arg-type]
             plan.values["other_sense"] = other
         elif ft.id == "syntactic_ambiguity":
-            others = [r for r in plan.brief.requirements if r.slot != target]
-            materials.companion = others[turn % len(others)].phrase
+            materials.companion = self.companion(root, target)  # type: ignore[arg-type]
         elif ft.extraction == ExtractionClass.extras:
             extras = self.adapter.extras(root)
             plan.extra = extras[turn % len(extras)]

@@ -10,6 +10,7 @@ from miscue.taxonomy import ExtractionClass, fault_type
 
 MAX_WORDS = 130
 MAX_WORDS_NOISE = 220
+WORDS_PER_EXTRA_REQUIREMENT = 18  # beyond the fourth: long intents need more words (reference: tau2)
 _SNAKE_ASSIGN = re.compile(r"\b[a-z]+_[a-z_]+\s*[=:]\s*\S")
 _META = re.compile(
     r"\b(as an ai|language model|the instructions|the card|fault type|this request contains|"
@@ -50,7 +51,8 @@ def check_text(brief: WriterBrief, text: str | None, leaks: list[str] | None = N
         return _fail("internal_syntax")
     if _META.search(text):
         return _fail("meta_commentary", _META.search(text).group(0))  # type: ignore[union-attr]
-    budget = MAX_WORDS_NOISE if ft.extraction == ExtractionClass.noise else MAX_WORDS
+    budget = (MAX_WORDS_NOISE if ft.extraction == ExtractionClass.noise else MAX_WORDS) + \
+        WORDS_PER_EXTRA_REQUIREMENT * max(0, len(brief.requirements) - 4) + words(brief.materials.extra or "")
     if words(text) > budget:
         return _fail("too_long", f"{words(text)} words > {budget}")
     for leak in leaks or []:
