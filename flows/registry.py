@@ -19,9 +19,16 @@ def _tau2(domain: str) -> Callable[[], Adapter]:
     return make
 
 
+def _webshop() -> Adapter:
+    from adapters.webshop import WebShopAdapter
+
+    return WebShopAdapter()
+
+
 ADAPTERS: dict[str, Callable[[], Adapter]] = {
     "tau2-retail": _tau2("retail"),
     "tau2-airline": _tau2("airline"),
+    "webshop": _webshop,
 }
 
 
