@@ -16,6 +16,7 @@ the exchange store's request key.
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,10 @@ PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 FRAME = "writer.j2"
 BLIND_FORM = "extract_blind.j2"
 TARGETED_FORM = "extract_targeted.j2"
+COMPOSITE_CARD = "composite.j2"
+TRANSFORM_CARD = "transform.j2"
+MULTI_FORM = "extract_multi.j2"
+WHOLE_MESSAGE_TYPES = ("contextual_irrelevance", "indirect_intent")
 
 Messages = list[dict[str, Any]]
 
@@ -103,6 +108,83 @@ class PromptSet:
         messages = self._two_part(TARGETED_FORM, inp=inp, flaw=flaw, input_json=inp.model_dump_json())
         return messages, self.version(TARGETED_FORM)
 
+    # -- composites (DESIGN section 7) -------------------------------------------------------
+    def composite_version(self, fault_types: list[str]) -> str:
+        return self.version(COMPOSITE_CARD, *[card_path(t) for t in sorted(set(fault_types))])
+
+    def transform_version(self, fault_types: list[str]) -> str:
+        return self.version(TRANSFORM_CARD, *[card_path(t) for t in sorted(set(fault_types))])
+
+    def multi_version(self) -> str:
+        return self.version(MULTI_FORM)
+
+    def component_form_version(self) -> str:
+        return self.version(TARGETED_FORM, MULTI_FORM)
+
+    @staticmethod
+    def _components(briefs: list[WriterBrief]) -> list[dict[str, Any]]:
+        out = []
+        for b in briefs:
+            ft = FAULT_TYPES[b.fault_type] if b.fault_type in FAULT_TYPES else None
+            scope = {"added_detail": "an added detail (not one of the requirements)",
+                     "operation": "the operation asked for"}.get(ft.target.value if ft else "", "the whole message")
+            out.append({"brief": b, "t": b.requirement(b.target), "m": b.materials, "card": card_path(b.fault_type),
+                        "scope": scope, "type": b.fault_type})
+        return out
+
+    def render_composite(self, briefs: list[WriterBrief]) -> tuple[Messages, str]:
+        """All component cards in one writer call; the components as JSON in ``<composite>``."""
+        if not briefs:
+            raise ValueError("a composite card needs at least one component")
+        types = [b.fault_type for b in briefs]
+        if len(set(types)) != len(types):
+            raise ValueError(f"a composite card issues distinct fault types, got {types}")
+        comps = self._components(briefs)
+        base = briefs[0]
+        noise = "contextual_irrelevance" in types
+        payload = json.dumps({"components": [b.model_dump(mode="json") for b in briefs]}, ensure_ascii=False, sort_keys=True)
+        messages = self._two_part(
+            COMPOSITE_CARD, components=comps, k=len(briefs), context=base.context, request=base.request,
+            requirements=base.requirements, attempt=base.attempt, noise=noise,
+            hearsay="indirect_intent" in types,
+            sentences="Two to four" if len(briefs) <= 2 else "Three to five",
+            max_words=composite_word_budget(len(briefs), len(base.requirements), noise,
+                                            sum(len((b.materials.extra or "").split()) for b in briefs)),
+            composite_json=payload)
+        return messages, self.composite_version(types)
+
+    def render_transform(self, text: str, briefs: list[WriterBrief], keep: list[str]) -> tuple[Messages, str]:
+        """The transformation-only second pass: the whole-message cards applied to ``text``,
+        keeping every phrase in ``keep`` (values and mistakes) verbatim."""
+        if not briefs:
+            raise ValueError("a transformation needs at least one whole-message component")
+        bad = [b.fault_type for b in briefs if b.fault_type not in WHOLE_MESSAGE_TYPES]
+        if bad:
+            raise ValueError(f"the transformation pass applies whole-message faults only, got {bad}")
+        base = briefs[0]
+        payload = json.dumps({"text": text, "components": [b.model_dump(mode="json") for b in briefs], "keep": list(keep)},
+                             ensure_ascii=False, sort_keys=True)
+        messages = self._two_part(TRANSFORM_CARD, components=self._components(briefs), text=text, keep=list(keep),
+                                  context=base.context, attempt=base.attempt, transform_json=payload)
+        return messages, self.transform_version([b.fault_type for b in briefs])
+
+    def render_multi(self, inp: ExtractionInput) -> tuple[Messages, str]:
+        """The multi-flaw blind form: every flaw the text carries, without the plan."""
+        return self._two_part(MULTI_FORM, inp=inp, input_json=inp.model_dump_json()), self.multi_version()
+
+    def render_component(self, inp: ExtractionInput, flaw: str) -> tuple[Messages, str]:
+        """The targeted form for one flaw found in a composite text: ``extract_targeted.j2`` plus
+        the multi form's scope note (answer only about this kind)."""
+        messages, _ = self.render_targeted(inp, flaw)
+        note = self.env.get_template(MULTI_FORM).render(part="scope", inp=inp, input_json="").strip()
+        messages[-1] = {**messages[-1], "content": messages[-1]["content"] + "\n\n" + note}
+        return messages, self.component_form_version()
+
+    def composite_versions(self) -> dict[str, str]:
+        out = {"composite": self.version(COMPOSITE_CARD), "transform": self.version(TRANSFORM_CARD),
+               "extract_multi": self.multi_version(), "extract_component": self.component_form_version()}
+        return out
+
 
 _DEFAULT: PromptSet | None = None
 
@@ -132,6 +214,45 @@ def render_targeted(inp: ExtractionInput, flaw: str) -> tuple[Messages, str]:
 def card_versions() -> dict[str, str]:
     """Versions of every card (keyed by fault type) and of both extraction forms."""
     return prompts().versions()
+
+
+# -- composites -------------------------------------------------------------------------------
+
+COMPOSITE_MAX_WORDS = 130
+COMPOSITE_NOISE_WORDS = 90  # the off-topic passage
+COMPOSITE_WORDS_PER_COMPONENT = 25  # per component beyond the first
+COMPOSITE_WORDS_PER_REQUIREMENT = 18  # per requirement beyond the fourth
+
+
+def composite_word_budget(k: int, n_requirements: int, noise: bool, extra_words: int = 0) -> int:
+    """The word budget of a k-fault message (the card states it, the text checks enforce it)."""
+    return (COMPOSITE_MAX_WORDS + (COMPOSITE_NOISE_WORDS if noise else 0) + COMPOSITE_WORDS_PER_COMPONENT * max(0, k - 1)
+            + COMPOSITE_WORDS_PER_REQUIREMENT * max(0, n_requirements - 4) + extra_words)
+
+
+def render_composite(briefs: list[WriterBrief]) -> tuple[Messages, str]:
+    """The composite card for ``briefs`` (one per component) and its version (frame + cards)."""
+    return prompts().render_composite(briefs)
+
+
+def render_transform(text: str, briefs: list[WriterBrief], keep: list[str]) -> tuple[Messages, str]:
+    """The transformation-only second pass for the whole-message ``briefs`` and its version."""
+    return prompts().render_transform(text, briefs, keep)
+
+
+def render_multi(inp: ExtractionInput) -> tuple[Messages, str]:
+    """The multi-flaw blind form's messages and its version."""
+    return prompts().render_multi(inp)
+
+
+def render_component(inp: ExtractionInput, flaw: str) -> tuple[Messages, str]:
+    """The targeted form for one flaw of a composite text and its version."""
+    return prompts().render_component(inp, flaw)
+
+
+def composite_versions() -> dict[str, str]:
+    """Versions of the composite card, the transformation card and the composite forms."""
+    return prompts().composite_versions()
 
 
 # -- replies ---------------------------------------------------------------------------------
@@ -180,3 +301,21 @@ def parse_targeted(text: str | None) -> TargetedExtraction | None:
         return TargetedExtraction.model_validate(fields)
     except ValueError:
         return None
+
+
+def parse_multi(text: str | None) -> list[BlindExtraction] | None:
+    """A multi-flaw blind answer (``{"flaws": [...]}``), or None when malformed or off-schema.
+    Duplicate entries are folded; an entry with class ``none`` is dropped."""
+    data = parse_json_reply(text)
+    if data is None or not isinstance(data.get("flaws"), list):
+        return None
+    out: list[BlindExtraction] = []
+    for item in data["flaws"]:
+        if not isinstance(item, dict):
+            return None
+        found = parse_blind(json.dumps(item))
+        if found is None:
+            return None
+        if found.flaw != "none" and found not in out:
+            out.append(found)
+    return out

@@ -18,7 +18,9 @@ They are independent algorithms:
     its shape (a pro-form head, a degree expression, a generalisation of the truth, or another
     concrete value).
 
-Each exposes ``blind(inp) -> BlindExtraction`` and ``targeted(inp, flaw) -> TargetedExtraction``.
+Each exposes ``blind(inp) -> BlindExtraction`` and ``targeted(inp, flaw) -> TargetedExtraction``,
+and for composite texts ``blind_multi(inp) -> list[BlindExtraction]`` (every detector, not the
+first that fires) and ``targeted_multi(inp, flaw)``.
 Their lexicons are general English, written here; nothing is imported from the offline writer.
 """
 
@@ -242,9 +244,21 @@ class LexicalExtractor:
             return v.text[start:end].strip()
         return None
 
+    def noise_span(self, v: _LexView) -> tuple[int, int] | None:
+        """Where :meth:`noise` found its passage (None: no passage)."""
+        passage = self.noise(v)
+        if passage is None:
+            return None
+        found = _spans(v.low, passage)
+        return found[0] if found else None
+
     def premise(self, v: _LexView) -> tuple[str | None, str, str | None] | None:
         """(requirement, premise clause, fallback) when a sentence treats something as unavailable
         or already dealt with and settles for something else."""
+        found = self._premise(v)
+        return found[:3] if found is not None else None
+
+    def _premise(self, v: _LexView) -> tuple[str | None, str, str | None, tuple[int, int]] | None:
         for s, e in self._sentences(v.low, ".!?;"):
             sent = v.low[s:e]
             for m in _LX_PREMISE.finditer(sent):
@@ -267,7 +281,7 @@ class LexicalExtractor:
                 fb_span = (s + settle.end(), s + settle.end() + fb_end)
                 fallback = _clean(v.text[fb_span[0]:fb_span[1]]) or None
                 slot = self._about(v, clause_span)
-                return slot, _clean(v.text[clause_span[0]:clause_span[1]]), fallback
+                return slot, _clean(v.text[clause_span[0]:clause_span[1]]), fallback, (s, e)
         return None
 
     def _about(self, v: _LexView, span: tuple[int, int]) -> str | None:
@@ -279,10 +293,12 @@ class LexicalExtractor:
                 return r.slot
         return None
 
-    def stated_for(self, v: _LexView, r: Requirement) -> str | None:
+    def stated_for(self, v: _LexView, r: Requirement, outside_request: bool = False) -> str | None:
         """The words standing where ``r``'s value would be: after its phrase (and a copula), or
-        before "for <phrase>"."""
-        for s, e in v.phrases[r.slot]:
+        before "for <phrase>". ``outside_request``: ignore the phrase where it is part of the
+        request's own words (composites read every requirement, not just the first odd one)."""
+        spans = [sp for sp in v.phrases[r.slot] if not (outside_request and _overlaps(sp, v.request_spans))]
+        for s, e in spans:
             after = v.low[e:]
             cop = _LX_COPULA.match(after)
             start = e + (cop.end() if cop else 0)
@@ -290,7 +306,7 @@ class LexicalExtractor:
             end = stop.start() if stop else len(v.low)
             if end > start and v.low[start:end].strip():
                 return _clean(v.text[start:end])
-        for s, e in v.phrases[r.slot]:
+        for s, e in spans:
             before = v.low[:s]
             m = re.search(r"(?:^|[,.;:!?(]\s*|\band\s+)([^,.;:!?()]+?)\s+for\s+$", before)
             if m:
@@ -326,6 +342,18 @@ class LexicalExtractor:
         if not stated:
             return "withheld", r, None
         return self.judge(stated, r.spoken), r, stated
+
+    def missings(self, v: _LexView) -> list[tuple[str, Requirement, str | None]]:
+        """Every requirement whose true value is absent, judged as :meth:`missing` judges one."""
+        out: list[tuple[str, Requirement, str | None]] = []
+        for r in v.inp.requirements:
+            if v.values[r.slot]:
+                continue
+            stated = self.stated_for(v, r, outside_request=True) if v.phrases[r.slot] else None
+            if stated and any(o.slot != r.slot and _fold(o.spoken).strip() == _fold(stated).strip() for o in v.inp.requirements):
+                stated = None  # the words after a shared phrase are another requirement's true value
+            out.append(("withheld", r, None) if not stated else (self.judge(stated, r.spoken), r, stated))
+        return out
 
     def operation(self, v: _LexView) -> str | None:
         """When the request itself is absent: the operation actually asked for."""
@@ -376,9 +404,12 @@ class LexicalExtractor:
                     return r, _clean(v.text[m.start():m.end()])
         return None
 
-    def extra(self, v: _LexView) -> str | None:
-        """Content the requirements and the request do not account for."""
-        covered = list(v.known) + list(v.cues)
+    def extra(self, v: _LexView, explained: list[tuple[int, int]] | None = None,
+              framing: list[tuple[int, int]] | None = None) -> str | None:
+        """Content the requirements and the request do not account for. ``explained``: spans
+        another finding already accounts for; ``framing``: chunks touching these spans (the
+        request's own sentence) are framing, not added details."""
+        covered = list(v.known) + list(v.cues) + list(explained or [])
         leftovers = []
         for m in _WORD.finditer(v.low):
             w = m.group(0).strip("'-")
@@ -387,7 +418,7 @@ class LexicalExtractor:
             leftovers.append(m.span())
         if len(leftovers) < 2:
             return None
-        chunks = [(s, e) for s, e in self._chunks(v.low)]
+        chunks = [(s, e) for s, e in self._chunks(v.low) if not (framing and _overlaps((s, e), framing))]
         best, best_n = None, 0
         for s, e in chunks:
             n = sum(1 for a, b in leftovers if s <= a and b <= e)
@@ -471,6 +502,67 @@ class LexicalExtractor:
         return none
 
 
+    # -- composites: every finding, not the first -------------------------------------------
+    def findings(self, inp: ExtractionInput) -> list[TargetedExtraction]:
+        """Every flaw this extractor sees, each with the fields its targeted form asks for. A
+        stretch of text is reported once: an added detail is looked for only outside the
+        off-topic passage, the premise, the words standing for other findings and the sentence
+        that carries the request."""
+        v = self.view(inp)
+        if not v.low.strip():
+            return []
+        out: list[TargetedExtraction] = []
+        explained: list[tuple[int, int]] = []
+        if not v.cues:
+            out.append(TargetedExtraction(flaw="oblique", request_stated=False))
+        passage = self.noise(v)
+        if passage:
+            out.append(TargetedExtraction(flaw="noise", span=passage))
+            span = self.noise_span(v)
+            explained += [span] if span else []
+        prem = self._premise(v)
+        if prem is not None and prem[0] is not None:
+            out.append(TargetedExtraction(flaw="presupposed", requirement=prem[0], clause=prem[1], fallback=prem[2]))
+            explained.append(prem[3])
+        named: set[str] = set()
+        for kind, r, stated in self.missings(v):
+            if prem is not None and prem[0] == r.slot:
+                continue
+            named.add(r.slot)
+            if kind == "substituted":
+                out.append(TargetedExtraction(flaw="substituted", requirement=r.slot, stated_value=stated))
+            elif kind == "withheld":
+                out.append(TargetedExtraction(flaw="withheld", requirement=r.slot))
+            else:
+                out.append(TargetedExtraction(flaw=kind, requirement=r.slot, surface=stated))  # type: ignore[arg-type]
+            explained += _spans(v.low, stated) if stated else []
+        op = self.operation(v)
+        if op:
+            out.append(TargetedExtraction(flaw="mismatch", operation=op))
+            explained += _spans(v.low, op)
+        att = self.attachment(v)
+        if att is not None and att[0].slot not in named:
+            out.append(TargetedExtraction(flaw="ambiguous", requirement=att[0].slot, surface=att[1], second_reading=None))
+            explained += _spans(v.low, att[1])
+        detail = self.extra(v, explained, v.request_spans)
+        if detail:
+            out.append(TargetedExtraction(flaw="extras", detail=detail))
+        return out
+
+    def blind_multi(self, inp: ExtractionInput) -> list[BlindExtraction]:
+        """The multi-flaw blind form: every flaw found, on its requirement."""
+        return [BlindExtraction(flaw=f.flaw, requirement=f.requirement) for f in self.findings(inp)]
+
+    def targeted_multi(self, inp: ExtractionInput, flaw: str) -> TargetedExtraction:
+        """The targeted form for ``flaw`` on a text that may carry several flaws."""
+        for found in self.findings(inp):
+            if found.flaw == flaw:
+                return found
+        if flaw == "oblique":
+            return TargetedExtraction(flaw="oblique", request_stated=True)
+        return TargetedExtraction(flaw="none")
+
+
 # ---------------------------------------------------------------------------------------------
 # The parse extractor
 # ---------------------------------------------------------------------------------------------
@@ -522,6 +614,7 @@ class _Clause:
     slot: int | None = None
     stated: str | None = None  # masked
     request: bool = False
+    sentence: int = -1  # index of the sentence the clause was read from
 
 
 @dataclass
@@ -646,7 +739,7 @@ class ParseExtractor:
         sentences = self._sentences(masked)
         clauses: list[_Clause] = []
         premise = None
-        for sentence in sentences:
+        for index, sentence in enumerate(sentences):
             for segment in self._segments(sentence):
                 seg = _PX_FILLER.sub("", segment).strip()
                 pm = _PX_PREMISE.match(seg)
@@ -660,10 +753,12 @@ class ParseExtractor:
                         clause = pm.group("marker") + " " + pm.group("prem")
                         if premise is None:
                             premise = (slot, clause, main.group("fb"))
-                        clauses.append(_Clause("premise", seg, slot=slot))
+                        clauses.append(_Clause("premise", seg, slot=slot, sentence=index))
                         continue
                 for clause in self._clauses_of(segment):
-                    clauses.append(self._parse_clause(clause))
+                    parsed = self._parse_clause(clause)
+                    parsed.sentence = index
+                    clauses.append(parsed)
         return _ParseView(inp, masked, originals, sentences, clauses, premise)
 
     # -- the diff ---------------------------------------------------------------------------
@@ -685,22 +780,30 @@ class ParseExtractor:
             return "ambiguous"  # a looser name for the truth: it also fits other things
         return "substituted"
 
-    def statuses(self, v: _ParseView) -> list[tuple[int, str, str | None]]:
-        """(requirement index, status, stated words) for every requirement not stated as true."""
+    def statuses(self, v: _ParseView, shared_values: bool = False) -> list[tuple[int, str, str | None]]:
+        """(requirement index, status, stated words) for every requirement not stated as true.
+        ``shared_values`` (composites): a pair whose stated words are the requirement's own true
+        value counts as stated even when the masking gave that value to another requirement
+        with the same value."""
         reqs = v.inp.requirements
         attached: dict[int, str] = {}
         odd: dict[int, str] = {}
+        stated_true: set[int] = set()
         for c in v.clauses:
             if c.kind == "attach" and c.slot is not None:
                 attached.setdefault(c.slot, self._quote(v, c.text))
             elif c.kind == "pair" and c.slot is not None and c.stated is not None \
                     and f"§V{c.slot}§" not in c.stated:
-                odd.setdefault(c.slot, self._quote(v, c.stated))
+                said = self._quote(v, c.stated)
+                if shared_values and _fold(said).strip() == _fold(reqs[c.slot].spoken).strip():
+                    stated_true.add(c.slot)  # masked as another requirement that has the same value
+                else:
+                    odd.setdefault(c.slot, said)
         out: list[tuple[int, str, str | None]] = []
         for i, r in enumerate(reqs):
             if i in attached:
                 out.append((i, "ambiguous", attached[i]))
-            elif f"§V{i}§" in v.masked:
+            elif f"§V{i}§" in v.masked or (i in stated_true and i not in odd):
                 continue  # the true value is stated
             elif i in odd:
                 out.append((i, self._shape(odd[i], r.spoken), odd[i]))
@@ -709,6 +812,11 @@ class ParseExtractor:
         return out
 
     def noise(self, v: _ParseView) -> str | None:
+        found = self.noise_range(v)
+        return self._original_span(v, " ".join(v.sentences[found[0]:found[1] + 1])) if found else None
+
+    def noise_range(self, v: _ParseView) -> tuple[int, int] | None:
+        """The sentences (first, last) of the longest off-topic stretch, when it is long enough."""
         flags = [("§" not in s) and not any(c.kind == "frame" for c in
                                              (self._parse_clause(x) for seg in self._segments(s)
                                               for x in self._clauses_of(seg)))
@@ -732,7 +840,7 @@ class ParseExtractor:
         span = " ".join(v.sentences[best[0]:best[1] + 1])
         words = len(self._unmask(span, v.originals).split())
         if words >= 25 and words >= total - words:
-            return self._original_span(v, span)
+            return best
         return None
 
     @staticmethod
@@ -820,6 +928,62 @@ class ParseExtractor:
                     return TargetedExtraction(flaw="marked", requirement=slot, surface=stated)
                 return TargetedExtraction(flaw="ambiguous", requirement=slot, surface=stated, second_reading=None)
         return none
+
+
+    # -- composites: every finding, not the first -------------------------------------------
+    def findings(self, inp: ExtractionInput) -> list[TargetedExtraction]:
+        """Every flaw this parse shows, each with the fields its targeted form asks for. Leftover
+        content is an added detail only outside the off-topic sentences and outside clauses
+        that frame the request."""
+        v = self.view(inp)
+        if not v.clauses:
+            return []
+        out: list[TargetedExtraction] = []
+        if not any(c.kind == "frame" for c in v.clauses):
+            out.append(TargetedExtraction(flaw="oblique", request_stated=False))
+        noise = self.noise_range(v)
+        if noise is not None:
+            out.append(TargetedExtraction(flaw="noise", span=self._original_span(v, " ".join(v.sentences[noise[0]:noise[1] + 1]))))
+        premise_slot = None
+        if v.premise is not None and v.premise[0] is not None:
+            slot, clause, fb = v.premise
+            premise_slot = slot
+            out.append(TargetedExtraction(flaw="presupposed", requirement=inp.requirements[slot].slot,
+                                          clause=self._quote(v, clause), fallback=self._quote(v, fb)))
+        for i, kind, stated in self.statuses(v, shared_values=True):
+            if i == premise_slot:
+                continue
+            slot = inp.requirements[i].slot
+            if kind == "substituted":
+                out.append(TargetedExtraction(flaw="substituted", requirement=slot, stated_value=stated))
+            elif kind == "withheld":
+                out.append(TargetedExtraction(flaw="withheld", requirement=slot))
+            elif kind == "marked":
+                out.append(TargetedExtraction(flaw="marked", requirement=slot, surface=stated))
+            else:
+                out.append(TargetedExtraction(flaw="ambiguous", requirement=slot, surface=stated, second_reading=None))
+        op = self.operation(v)
+        if op:
+            out.append(TargetedExtraction(flaw="mismatch", operation=op))
+        skip = set(range(noise[0], noise[1] + 1)) if noise is not None else set()
+        leftovers = [c for c in v.clauses if c.kind == "leftover" and c.sentence not in skip and "§R§" not in c.text]
+        if leftovers:
+            best = max(leftovers, key=lambda c: len(self._content(c.text)))
+            out.append(TargetedExtraction(flaw="extras", detail=self._quote(v, best.text)))
+        return out
+
+    def blind_multi(self, inp: ExtractionInput) -> list[BlindExtraction]:
+        """The multi-flaw blind form: every flaw found, on its requirement."""
+        return [BlindExtraction(flaw=f.flaw, requirement=f.requirement) for f in self.findings(inp)]
+
+    def targeted_multi(self, inp: ExtractionInput, flaw: str) -> TargetedExtraction:
+        """The targeted form for ``flaw`` on a text that may carry several flaws."""
+        for found in self.findings(inp):
+            if found.flaw == flaw:
+                return found
+        if flaw == "oblique":
+            return TargetedExtraction(flaw="oblique", request_stated=True)
+        return TargetedExtraction(flaw="none")
 
 
 lexical = LexicalExtractor()

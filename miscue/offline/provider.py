@@ -4,10 +4,15 @@
 ``litellm.acompletion`` with no network and no keys:
 
 - ``offline/writer``  reads the ``<brief>…</brief>`` JSON (a :class:`WriterBrief`) from the last
-  user message and answers with :func:`miscue.offline.writer.write`;
+  user message and answers with :func:`miscue.offline.writer.write`; a composite card's
+  ``<composite>{"components": [...]}</composite>`` with :func:`~miscue.offline.writer.write_composite`
+  and a second pass's ``<transform>{"text", "components", "keep"}</transform>`` with
+  :func:`~miscue.offline.writer.write_transform`;
 - ``offline/lexical`` and ``offline/parse`` read the ``<input>…</input>`` JSON (an
   :class:`ExtractionInput`) and, when a ``<form>CLASS</form>`` is present, answer the targeted
-  form for that class, else the blind form; the answer is a JSON object.
+  form for that class (with ``<scope>composite</scope>``: the composite-aware variant), for
+  ``<form>multi</form>`` every flaw found (``{"flaws": [...]}``), else the blind form; the
+  answer is a JSON object.
 
 A prompt the handler cannot read (no tag, bad JSON, off-schema) gets an empty reply, never an
 exception (the gateway treats an empty reply as a failed attempt). Usage is counted
@@ -39,6 +44,10 @@ MODEL_NAMES = tuple(f"{PROVIDER}/{m}" for m in MODELS)
 _BRIEF = re.compile(r"<brief>(.*?)</brief>", re.DOTALL)
 _INPUT = re.compile(r"<input>(.*?)</input>", re.DOTALL)
 _FORM = re.compile(r"<form>\s*([A-Za-z_]+)\s*</form>")
+_COMPOSITE = re.compile(r"<composite>(.*?)</composite>", re.DOTALL)
+_TRANSFORM = re.compile(r"<transform>(.*?)</transform>", re.DOTALL)
+_SCOPE = re.compile(r"<scope>\s*composite\s*</scope>")
+MULTI_FORM = "multi"  # <form>multi</form>: the multi-flaw blind form of composites
 
 
 def _content_text(content: Any) -> str:
@@ -77,6 +86,15 @@ def answer(model: str, messages: Any) -> str:
     text = _last_user(messages)
     try:
         if name == "writer":
+            raw = _last(_TRANSFORM, text)
+            if raw is not None:
+                data = json.loads(raw)
+                briefs = [WriterBrief.model_validate(b) for b in data["components"]]
+                return _writer.write_transform(str(data["text"]), briefs, [str(k) for k in data.get("keep", [])])
+            raw = _last(_COMPOSITE, text)
+            if raw is not None:
+                data = json.loads(raw)
+                return _writer.write_composite([WriterBrief.model_validate(b) for b in data["components"]])
             raw = _last(_BRIEF, text)
             if raw is None:
                 return ""
@@ -90,6 +108,11 @@ def answer(model: str, messages: Any) -> str:
             form = _last(_FORM, text)
             if form is None:
                 result = extractor.blind(inp)
+            elif form == MULTI_FORM:
+                found = extractor.blind_multi(inp)
+                return json.dumps({"flaws": [f.model_dump(mode="json") for f in found]}, ensure_ascii=False)
+            elif form in FLAWS and _SCOPE.search(text):
+                result = extractor.targeted_multi(inp, form)
             elif form in FLAWS:
                 result = extractor.targeted(inp, form)
             else:

@@ -11,6 +11,7 @@ own words. The texts are honest baselines for running and testing the pipeline, 
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 
@@ -282,16 +283,15 @@ def _indirect(f: _Frame) -> str:
     return _INDIRECT[f.variant].format(request=f.request, list=listing, List=_cap(listing))
 
 
-def _contextual(f: _Frame) -> str:
-    brief = f.brief
-    request_part = write_plain(brief)
-    topic = (brief.materials.off_topic or "something that happened to me last week").strip().rstrip(".")
-    values = [r.spoken for r in brief.requirements] + [r.phrase for r in brief.requirements]
+def _off_topic(f: _Frame, topic: str | None, rest_words: int, avoid: list[str]) -> str:
+    """An off-topic passage of at least 25 words and longer than the ``rest_words`` that follow
+    it, touching none of the strings in ``avoid`` (values and phrases)."""
+    topic = (topic or "something that happened to me last week").strip().rstrip(".")
 
     def clean(sentence: str) -> bool:
-        return not any(_contains(sentence, v) for v in values)
+        return not any(_contains(sentence, v) for v in avoid)
 
-    need = max(25, _words(request_part) + 1)
+    need = max(25, rest_words + 1)
     opening = _OFF_TOPIC_OPENINGS[f.variant].format(topic=topic)
     closer = _OFF_TOPIC_CLOSERS[f.variant]
     sentences = [opening] if clean(opening) else []
@@ -302,7 +302,14 @@ def _contextual(f: _Frame) -> str:
             break
         sentences.append(sentence)
     sentences.append(closer)
-    return " ".join(sentences) + " " + request_part
+    return " ".join(sentences)
+
+
+def _contextual(f: _Frame) -> str:
+    brief = f.brief
+    request_part = write_plain(brief)
+    values = [r.spoken for r in brief.requirements] + [r.phrase for r in brief.requirements]
+    return _off_topic(f, brief.materials.off_topic, _words(request_part), values) + " " + request_part
 
 
 _OPS: dict[str, Callable[[_Frame], str]] = {
@@ -330,3 +337,170 @@ def write(brief: WriterBrief) -> str:
     if op is None:
         raise ValueError(f"the offline writer has no card for fault type {brief.fault_type!r}")
     return op(_Frame(brief))
+
+
+# -- composites (DESIGN section 7) ------------------------------------------------------------------
+#
+# ``write_composite(briefs)`` realises k components in one message: each brief is one component
+# (its fault type, assigned target and materials; all share the request and the requirements).
+# ``write_transform(text, briefs)`` is the second, transformation-only pass: it applies the
+# whole-message components (off-topic passage, hearsay framing) to an already written message.
+# Like a real model, the second pass sometimes slips: for about one text in four it paraphrases
+# the message from the true requirements instead of keeping it verbatim, which silently repairs
+# the content faults (the composite verifier must catch that).
+
+_CONTENT_ONLY = frozenset(_OPS) - {"contextual_irrelevance", "indirect_intent"}
+
+
+def _base_frame(briefs: list[WriterBrief]) -> _Frame:
+    if not briefs:
+        raise ValueError("a composite needs at least one component")
+    for b in briefs:
+        if b.fault_type not in _OPS:
+            raise ValueError(f"the offline writer has no card for fault type {b.fault_type!r}")
+    return _Frame(briefs[0].model_copy(update={"target": None, "fault_type": "none"}))
+
+
+def _avoid(briefs: list[WriterBrief]) -> list[str]:
+    reqs = briefs[0].requirements
+    out = [r.spoken for r in reqs] + [r.phrase for r in reqs]
+    for b in briefs:
+        m = b.materials
+        out += [x for x in (m.wrong_value, m.fallback, m.pointer, m.ambiguous_word, m.companion, m.extra, m.mismatch) if x]
+    return out
+
+
+def _bare_hearsay(request: str) -> str:
+    """Hearsay about the request with no requirement to report."""
+    return _INDIRECT[0].split(". ")[0].format(request=request) + "."
+
+
+def write_composite(briefs: list[WriterBrief]) -> str:
+    """One message carrying every component of ``briefs`` (one brief per component)."""
+    f = _base_frame(briefs)
+    replace: dict[str, str] = {}
+    drop: set[str] = set()
+    request: str | None = None
+    extras: list[str] = []
+    attach = premise = None
+    noise = indirect = None
+    for b in briefs:
+        t, m, ft = b.requirement(b.target), b.materials, b.fault_type
+        if ft == "factual_error" and t and m.wrong_value:
+            replace[t.slot] = m.wrong_value
+        elif ft == "referential_ambiguity" and t:
+            replace[t.slot] = m.pointer or _DEFAULT_POINTER
+        elif ft == "vagueness_subjectivity" and t:
+            replace[t.slot] = _vague_value(m.vague_word or _DEFAULT_VAGUE)
+        elif ft == "lexical_ambiguity" and t and m.ambiguous_word:
+            replace[t.slot] = m.ambiguous_word
+        elif ft == "insufficient_information" and t:
+            drop.add(t.slot)
+        elif ft == "syntactic_ambiguity" and t and m.companion:
+            drop.add(t.slot)
+            attach = _ATTACHMENTS[f.variant].format(phrase=t.phrase, companion=m.companion, value=t.spoken)
+        elif ft == "false_presupposition" and t and m.fallback:
+            drop.add(t.slot)
+            premise = _PREMISES[f.variant].format(value=t.spoken, phrase=t.phrase, fallback=m.fallback)
+        elif ft == "irrelevant_information" and m.extra:
+            extras.append(m.extra.strip().rstrip("."))
+        elif ft == "tool_capability_mismatch" and m.mismatch:
+            request = _request(m.mismatch.strip().rstrip(".!?"))
+        elif ft == "contextual_irrelevance":
+            noise = b
+        elif ft == "indirect_intent":
+            indirect = b
+
+    clause = _CLAUSES[0] if indirect is not None else None
+    parts = [f.state(r, replace.get(r.slot), clause) for r in f.ordered() if r.slot not in drop]
+    if attach:
+        parts.append(attach)
+    if indirect is not None:
+        listing = _join(parts + extras)
+        if premise:
+            listing = f"{listing}; {premise}" if listing else premise
+        if not listing:
+            message = _bare_hearsay(request or f.request)
+        else:
+            message = _INDIRECT[f.variant].format(request=request or f.request, list=listing, List=_cap(listing))
+    else:
+        opening = f.open(request)
+        tail = ""
+        for extra in extras:
+            prepositional = extra.split()[0].lower() in _PREPOSITIONS
+            if f.variant in (0, 2):
+                if prepositional:
+                    tail += f" ({extra})"
+                else:
+                    parts.append(extra)
+            else:
+                opening = f"{opening[:-1]} ({extra}){opening[-1]}"
+        body = _join(parts)
+        message = opening
+        if body:
+            message += f" {_cap(body)}{tail}"
+        if premise:
+            message += f"; {premise}" if body else f" {_cap(premise)}"
+        if body or premise:
+            message += "."
+    if noise is not None:
+        message = _off_topic(f, noise.materials.off_topic, _words(message), _avoid(briefs)) + " " + message
+    return message
+
+
+def _opener_match(text: str) -> re.Match[str] | None:
+    """The request-carrying opening sentence of a message, with the request as group ``req``."""
+    for template in _OPENERS:
+        before, after = template.split("{request}")
+        m = re.match(re.escape(before) + r"(?P<req>.+?)" + re.escape(after) + r"(?:\s+|$)", text)
+        if m:
+            return m
+    return None
+
+
+def _slips(text: str, attempt: int) -> bool:
+    """Whether this second pass paraphrases instead of transforming (deterministic, ~1 in 4)."""
+    digest = hashlib.sha256(f"{attempt}|{text}".encode("utf-8")).hexdigest()
+    return int(digest[:8], 16) % 4 == 0
+
+
+def _restated(f: _Frame, text: str) -> str:
+    """The message paraphrased from the true requirements: every requirement the text mentions,
+    with its true value (mistakes, pointers, added details and premises are lost)."""
+    mentioned = [r for r in f.ordered() if _contains(text, r.phrase) or _contains(text, r.spoken)]
+    m = _opener_match(text)
+    opening = text[:m.end()].strip() if m else f.open()
+    body = _join([f.state(r) for r in mentioned])
+    return f"{opening} {_cap(body)}." if body else opening
+
+
+def _hearsay(f: _Frame, text: str) -> str:
+    """The message recast as a situation report that asks for nothing."""
+    m = _opener_match(text)
+    if m is None:
+        return text  # nothing recognisable to recast: the request stays (the text checks catch it)
+    rest = text[m.end():].strip().rstrip(".").strip()
+    if len(rest) > 1 and rest[0].isupper() and not rest[1].isupper():
+        rest = rest[0].lower() + rest[1:]
+    if not rest:
+        return _bare_hearsay(m.group("req"))
+    return _INDIRECT[f.variant].format(request=m.group("req"), list=rest, List=_cap(rest))
+
+
+def write_transform(text: str, briefs: list[WriterBrief], keep: list[str] | None = None) -> str:
+    """The second pass: apply only the whole-message components of ``briefs`` to ``text``,
+    keeping every value and every mistake verbatim (``keep`` lists them; this writer keeps the
+    text's own words anyway, except when it slips)."""
+    f = _base_frame(briefs)
+    types = {b.fault_type for b in briefs}
+    if types & _CONTENT_ONLY:
+        raise ValueError(f"the transformation pass applies whole-message faults only, got {sorted(types & _CONTENT_ONLY)}")
+    out = text.strip()
+    if _slips(out, f.attempt):
+        out = _restated(f, out)
+    if "indirect_intent" in types:
+        out = _hearsay(f, out)
+    noise = next((b for b in briefs if b.fault_type == "contextual_irrelevance"), None)
+    if noise is not None:
+        out = _off_topic(f, noise.materials.off_topic, _words(out), _avoid(briefs) + list(keep or [])) + " " + out
+    return out
