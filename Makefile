@@ -1,25 +1,32 @@
 # The two commands of the README:  make run  (the main job)  and  make test  (the test suite).
-# Both create .venv from requirements.lock on first use (and again whenever the lock changes).
+# Both create .venv from the locks on first use (and again whenever a lock changes).
 VENV ?= .venv
 PYTHON ?= python3
 STAMP := $(VENV)/.installed
+# requirements-flows.lock: prefect (the flows) and playwright (the report's browser test)
+LOCKS := requirements.lock requirements-flows.lock
 
-.PHONY: run test lock clean
+.PHONY: run test browser lock clean
 
-$(STAMP): requirements.lock pyproject.toml
+$(STAMP): $(LOCKS) pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -r requirements.lock
+	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps $(addprefix -r ,$(LOCKS))
 	$(VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $(STAMP)
 
+# the main job: every registered benchmark on the embedded offline models -> artifacts/corpora/vNNNN
 run: $(STAMP)
-	$(VENV)/bin/miscue graphs
+	$(VENV)/bin/miscue build
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(VENV)/bin/python -m pytest -q
 
+# the HTML report is checked in a real headless Chromium (Debian package; needs root to install)
+browser:
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+
 lock: $(STAMP)
-	{ sed -n '1,4p' requirements.lock; $(VENV)/bin/pip freeze --exclude-editable | grep -v '^miscue'; } > requirements.lock.new
+	{ sed -n '1,4p' requirements.lock; $(VENV)/bin/pip freeze --exclude-editable | grep -v '^miscue' | grep -v -x -F -f requirements-flows.lock; } > requirements.lock.new
 	mv requirements.lock.new requirements.lock
 
 clean:

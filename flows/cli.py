@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from adapters.base import HostDataError
 from flows.registry import ADAPTERS, UnknownBenchmark, adapter_for
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Verified corpora of miscommunicated requests.")
@@ -103,7 +104,7 @@ def graphs(
             if check:
                 summary["check"] = check_graphs(bench, artifacts)
                 failed |= bool(summary["check"]["mismatches"])
-        except UnknownBenchmark as exc:
+        except (UnknownBenchmark, HostDataError) as exc:
             _fail(str(exc))
         except OSError as exc:
             _fail(f"cannot read or write {exc.filename or ''}: {exc.strerror or exc}")
@@ -166,7 +167,7 @@ def generate(
     for bench in benchmark:
         try:
             summary = run_single_fault(bench, artifacts, attempts, fault_type_, replay_only, not as_json and err.is_terminal)
-        except (UnknownBenchmark, ValueError) as exc:
+        except (UnknownBenchmark, HostDataError, ValueError) as exc:
             _fail(str(exc))
         except (StoreMiss, TerminalProviderError) as exc:
             _fail(f"the run stopped cleanly (finished exchanges are kept in the store; rerun to resume): {exc}", 3)
@@ -197,7 +198,7 @@ def verify(
         from flows.generate import offline_gateway
 
         result = verify_sync(adapter, offline_gateway(artifacts / "store"), task, text, fault_type_, slot)
-    except (UnknownBenchmark, ValueError) as exc:
+    except (UnknownBenchmark, HostDataError, ValueError) as exc:
         _fail(str(exc))
     if as_json:
         out.print_json(json.dumps(result.as_dict()))
@@ -209,6 +210,9 @@ def verify(
         colour = "green" if result.admitted else "red"
         out.print(f"[bold {colour}]verdict:[/] {v['code']} {v['detail']} (fault type {result.fault_type}, slot {result.slot})")
     raise typer.Exit(0 if result.admitted else 1)
+
+
+from flows import corpus_cli  # noqa: E402,F401  (registers the corpus commands)
 
 
 def main() -> None:

@@ -1,0 +1,152 @@
+"""Prefect flows: ``build``, ``regenerate``, ``report``, ``audit`` (DESIGN section 10).
+
+Task grain: one Prefect task per stage and benchmark (load, graphs, plan, write/verify), then
+one publish and one report task. Never one task per model call: a Prefect task run costs
+milliseconds of client time plus a server-side record (``perf/bench_prefect_overhead.py``
+measures it against a plain call), while a full build makes thousands of model calls, which run
+with bounded async concurrency *inside* the write/verify stage.
+
+Caching: no Prefect caching (``cache_policy=NO_CACHE`` everywhere). Our own content-addressed
+exchange store answers every repeated model request, so a rebuild with nothing changed makes
+zero model calls; see :mod:`flows.pipeline`.
+
+The report tables are published as Prefect artifacts of the run (``report-<section>`` table
+artifacts and a ``corpus-report`` Markdown artifact).
+"""
+
+from __future__ import annotations
+
+from flows import prefect_env
+
+prefect_env.apply()  # before prefect is imported: no telemetry, a quiet console
+
+from pathlib import Path  # noqa: E402
+from typing import Any, Optional  # noqa: E402
+
+from prefect import flow, task  # noqa: E402
+from prefect.artifacts import create_markdown_artifact, create_table_artifact  # noqa: E402
+from prefect.cache_policies import NO_CACHE  # noqa: E402
+from prefect.utilities.annotations import quote  # noqa: E402
+
+from flows import pipeline  # noqa: E402
+from flows.pipeline import BenchmarkRun  # noqa: E402
+
+
+def _stage(name: str) -> Any:
+    return task(name=name, task_run_name=name + "-{benchmark}", cache_policy=NO_CACHE, persist_result=False)
+
+
+@_stage("load")
+def load(benchmark: str) -> BenchmarkRun:
+    return pipeline.stage_load(benchmark)
+
+
+@_stage("graphs")
+def graphs(benchmark: str, run: BenchmarkRun) -> BenchmarkRun:
+    return pipeline.stage_graphs(run)
+
+
+@_stage("plan")
+def plan(benchmark: str, run: BenchmarkRun, fault_types: list[str]) -> BenchmarkRun:
+    return pipeline.stage_plan(run, fault_types)
+
+
+@_stage("write-verify")
+def write_verify(benchmark: str, run: BenchmarkRun, gen: Any, gateway: Any) -> BenchmarkRun:
+    return pipeline.stage_write_verify(run, gen, gateway)
+
+
+@task(name="publish", cache_policy=NO_CACHE, persist_result=False)
+def publish(runs: list[BenchmarkRun], artifacts: str, gen: Any, skip_unchanged: bool) -> dict[str, Any]:
+    return pipeline.publish_build(runs, artifacts=Path(artifacts), gen=gen, skip_unchanged=skip_unchanged)
+
+
+@task(name="publish-regeneration", cache_policy=NO_CACHE, persist_result=False)
+def publish_regeneration(plan_: pipeline.RegenerationPlan, runs: list[BenchmarkRun], artifacts: str) -> dict[str, Any]:
+    return pipeline.publish_regeneration(plan_, runs, artifacts=Path(artifacts))
+
+
+@task(name="report", task_run_name="report-{version}", cache_policy=NO_CACHE, persist_result=False)
+def report(version: str, artifacts: str) -> dict[str, Any]:
+    """Write the Markdown and HTML report files and publish the tables as Prefect artifacts."""
+    from miscue import reports
+
+    out = reports.write_report(Path(artifacts), version)
+    rep: reports.Report = out["report"]
+    for s in rep.sections:
+        if s.rows:
+            create_table_artifact(key=f"report-{s.key}", table=s.records(),
+                                  description=f"{s.title} (corpus {version})")
+    create_markdown_artifact(key="corpus-report", markdown=reports.render_markdown(rep),
+                             description=f"miscue corpus report {version}")
+    return {"version": version, "markdown": str(out["markdown"]), "html": str(out["html"]),
+            "table4": rep.section("table4").records()}
+
+
+def _stages(benchmarks: list[str], types: list[str], gen: Any, gateway: Any) -> list[BenchmarkRun]:
+    runs = []
+    for b in benchmarks:
+        # quote(): Prefect must not walk these objects (host data, graphs) looking for futures
+        run = load(b)
+        run = graphs(b, quote(run))
+        run = plan(b, quote(run), types)
+        runs.append(write_verify(b, quote(run), quote(gen), quote(gateway)))
+    return runs
+
+
+@flow(name="miscue-build", flow_run_name="build-{attempts}-attempts", validate_parameters=True)
+def build_flow(benchmarks: Optional[list[str]] = None, fault_types: Optional[list[str]] = None, attempts: int = 4,
+               artifacts: str = "artifacts", skip_unchanged: bool = False) -> dict[str, Any]:
+    """All configured benchmarks: load -> graphs -> plan -> write/verify -> publish -> report."""
+    names = pipeline.check_benchmarks(benchmarks)
+    types = pipeline.check_fault_types(fault_types)
+    gen = pipeline.generate_config(attempts, types)
+    gateway = pipeline.offline_gateway(Path(artifacts))
+    runs = _stages(names, types, gen, gateway)
+    out = publish(quote(runs), artifacts, quote(gen), skip_unchanged)
+    out["summaries"] = [r.result.summary for r in runs]
+    if out["version"]:
+        out["report"] = report(out["version"], artifacts)
+    else:
+        create_markdown_artifact(key="corpus-report", markdown=f"Nothing changed: identical to {out['unchanged_from']}; "
+                                                              "no version published.")
+    return out
+
+
+@flow(name="miscue-regenerate", flow_run_name="regenerate-{fault_type}", validate_parameters=True)
+def regenerate_flow(fault_type: str, benchmark: Optional[str] = None, parent: Optional[str] = None,
+                    artifacts: str = "artifacts") -> dict[str, Any]:
+    """One fault type (optionally one benchmark) regenerated into a child version of ``parent``
+    (default: the latest); every other row is carried over unchanged."""
+    plan_ = pipeline.plan_regeneration(Path(artifacts), fault_type, benchmark, parent)
+    gateway = pipeline.offline_gateway(Path(artifacts), salt=plan_.salt)
+    runs = _stages(plan_.benchmarks, [fault_type], plan_.gen.model_copy(update={"fault_types": [fault_type]}), gateway)
+    out = publish_regeneration(quote(plan_), quote(runs), artifacts)
+    out["summaries"] = [r.result.summary for r in runs]
+    out["report"] = report(out["version"], artifacts)
+    return out
+
+
+@flow(name="miscue-report", flow_run_name="report-{version}")
+def report_flow(version: Optional[str] = None, artifacts: str = "artifacts") -> dict[str, Any]:
+    from miscue import corpus
+
+    return report(corpus.resolve(Path(artifacts), version), artifacts)
+
+
+@flow(name="miscue-audit", flow_run_name="audit")
+def audit_flow(report_name: Optional[str] = "rejections", by: Optional[list[str]] = None, sql: Optional[str] = None,
+               versions: Optional[list[str]] = None, artifacts: str = "artifacts") -> dict[str, Any]:
+    """DuckDB over every published version: a canned report or any SQL; the result is also a
+    table artifact (``audit-<report>`` or ``audit-sql``)."""
+    from miscue import audit
+
+    columns, rows = audit.run(Path(artifacts), report_name, by, sql, versions)
+    key = "audit-sql" if sql else f"audit-{report_name}"
+    create_table_artifact(key=key, table=[dict(zip(columns, [_jsonable(v) for v in r])) for r in rows[:1000]],
+                          description=sql or audit.canned_sql(report_name or "rejections", by))
+    return {"columns": columns, "rows": rows}
+
+
+def _jsonable(v: Any) -> Any:
+    return v if v is None or isinstance(v, (str, int, float, bool)) else str(v)
