@@ -96,10 +96,17 @@ def build(
     fault_type_: Optional[list[str]] = typer.Option(None, "--fault-type", "-t", help="restrict to these fault types (repeatable; default: all 11)"),
     attempts: int = typer.Option(4, min=1, help="attempts per cell"),
     skip_unchanged: bool = typer.Option(False, "--skip-unchanged", help="publish nothing when every table equals the latest version's"),
+    composite: Optional[str] = typer.Option(None, "--composite", help="also compose k faults per request, e.g. 2,4 (k in 2..4)"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON object instead of tables"),
     artifacts: Path = typer.Option(DEFAULT_ARTIFACTS, help="the artifacts directory"),
 ) -> None:
     """Build every configured benchmark and publish a corpus version (the Prefect flow miscue-build)."""
+    from flows.composite import parse_ks
+
+    try:
+        composite_ks = parse_ks(composite) if composite else None
+    except ValueError as exc:
+        _fail(str(exc))
     from miscue.llm import StoreMiss, TerminalProviderError
 
     try:
@@ -113,7 +120,8 @@ def build(
     try:
         with _progress(not as_json and err.is_terminal):
             res = build_flow(benchmarks=names, fault_types=types, attempts=attempts,
-                             artifacts=_artifacts_arg(artifacts), skip_unchanged=skip_unchanged)
+                             artifacts=_artifacts_arg(artifacts), skip_unchanged=skip_unchanged,
+                             composite_ks=composite_ks)
     except (StoreMiss, TerminalProviderError) as exc:
         _fail(f"the run stopped cleanly (finished exchanges are kept in the store; rerun to resume): {exc}", 3)
     except corpus.VersionExists as exc:

@@ -144,6 +144,7 @@ class BenchmarkRun:
     plans: dict[str, int] = field(default_factory=dict)
     result: Any = None  # flows.generate.RunResult
     seconds: dict[str, float] = field(default_factory=dict)
+    composite_ks: list[int] = field(default_factory=list)
 
     @property
     def splits(self) -> dict[str, str]:
@@ -205,6 +206,25 @@ def stage_write_verify(run: BenchmarkRun, gen: Any, gateway: Gateway) -> Benchma
     result.summary = {"benchmark": run.benchmark, **single_fault_summary(result.cells, result.attempts, result.calls)}
     run.result = result
     run.seconds["write_verify"] = round(time.perf_counter() - t, 2)
+    return run
+
+
+CompositeDefaults: dict[str, Any] = {}  # filled lazily with CompositeConfig's defaults
+
+
+def stage_composite(run: BenchmarkRun, ks: list[int], gateway: Gateway) -> BenchmarkRun:
+    """Composite faults (k in ``ks``) on the same graphs, merged into the run's ledger rows."""
+    from flows.composite import CompositeConfig, merge_into, run_composites
+
+    CompositeDefaults.update(CompositeConfig(ks=ks).model_dump(mode="json", exclude={"ks"}))
+    assert run.graphs is not None and run.result is not None
+    t = time.perf_counter()
+    label = f"composites {run.benchmark}"
+    comp = run_composites(run.adapter, run.graphs.graphs, gateway, CompositeConfig(ks=ks), run.splits,
+                          progress=lambda d, n: report_progress(label, d, n), planner=run.planner)
+    merge_into(run.result, comp)
+    run.composite_ks = list(ks)
+    run.seconds["composite"] = round(time.perf_counter() - t, 2)
     return run
 
 
@@ -299,6 +319,7 @@ def publish_build(runs: list[BenchmarkRun], *, artifacts: Path, gen: Any, skip_u
     parent = corpus.latest(artifacts)
     benchmarks = [r.benchmark for r in runs]
     config = resolved_config(benchmarks, gen, graph_configs(runs))
+    config["composite"] = {r.benchmark: {"ks": r.composite_ks, **CompositeDefaults} for r in runs if r.composite_ks}
     stats = run_stats(runs)
     hashes = {n: corpus.content_hash_table(n, t) for n, t in tables.items()}
     if parent is not None and skip_unchanged:
@@ -402,7 +423,7 @@ def publish_regeneration(plan: RegenerationPlan, runs: list[BenchmarkRun], *, ar
 
 
 def build(benchmarks: list[str] | None = None, fault_types: list[str] | None = None, attempts: int = 4,
-          artifacts: Path = Path("artifacts"), skip_unchanged: bool = False) -> dict[str, Any]:
+          artifacts: Path = Path("artifacts"), skip_unchanged: bool = False, composite_ks: list[int] | None = None) -> dict[str, Any]:
     """The whole build without Prefect (the flow runs the same stages as tasks)."""
     from miscue import reports
 
@@ -415,6 +436,8 @@ def build(benchmarks: list[str] | None = None, fault_types: list[str] | None = N
         stage_graphs(run)
         stage_plan(run, types)
         stage_write_verify(run, gen, gateway)
+        if composite_ks:
+            stage_composite(run, composite_ks, gateway)
         runs.append(run)
     out = publish_build(runs, artifacts=Path(artifacts), gen=gen, skip_unchanged=skip_unchanged)
     if out["version"]:

@@ -56,6 +56,11 @@ def write_verify(benchmark: str, run: BenchmarkRun, gen: Any, gateway: Any) -> B
     return pipeline.stage_write_verify(run, gen, gateway)
 
 
+@_stage("composite")
+def composite(benchmark: str, run: BenchmarkRun, ks: list[int], gateway: Any) -> BenchmarkRun:
+    return pipeline.stage_composite(run, ks, gateway)
+
+
 @task(name="publish", cache_policy=NO_CACHE, persist_result=False)
 def publish(runs: list[BenchmarkRun], artifacts: str, gen: Any, skip_unchanged: bool) -> dict[str, Any]:
     return pipeline.publish_build(runs, artifacts=Path(artifacts), gen=gen, skip_unchanged=skip_unchanged)
@@ -83,26 +88,31 @@ def report(version: str, artifacts: str) -> dict[str, Any]:
             "table4": rep.section("table4").records()}
 
 
-def _stages(benchmarks: list[str], types: list[str], gen: Any, gateway: Any) -> list[BenchmarkRun]:
+def _stages(benchmarks: list[str], types: list[str], gen: Any, gateway: Any,
+            composite_ks: list[int] | None = None) -> list[BenchmarkRun]:
     runs = []
     for b in benchmarks:
         # quote(): Prefect must not walk these objects (host data, graphs) looking for futures
         run = load(b)
         run = graphs(b, quote(run))
         run = plan(b, quote(run), types)
-        runs.append(write_verify(b, quote(run), quote(gen), quote(gateway)))
+        run = write_verify(b, quote(run), quote(gen), quote(gateway))
+        if composite_ks:
+            run = composite(b, quote(run), composite_ks, quote(gateway))
+        runs.append(run)
     return runs
 
 
 @flow(name="miscue-build", flow_run_name="build-{attempts}-attempts", validate_parameters=True)
 def build_flow(benchmarks: Optional[list[str]] = None, fault_types: Optional[list[str]] = None, attempts: int = 4,
-               artifacts: str = "artifacts", skip_unchanged: bool = False) -> dict[str, Any]:
+               artifacts: str = "artifacts", skip_unchanged: bool = False,
+               composite_ks: Optional[list[int]] = None) -> dict[str, Any]:
     """All configured benchmarks: load -> graphs -> plan -> write/verify -> publish -> report."""
     names = pipeline.check_benchmarks(benchmarks)
     types = pipeline.check_fault_types(fault_types)
     gen = pipeline.generate_config(attempts, types)
     gateway = pipeline.offline_gateway(Path(artifacts))
-    runs = _stages(names, types, gen, gateway)
+    runs = _stages(names, types, gen, gateway, composite_ks)
     out = publish(quote(runs), artifacts, quote(gen), skip_unchanged)
     out["summaries"] = [r.result.summary for r in runs]
     if out["version"]:

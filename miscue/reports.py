@@ -135,8 +135,8 @@ def build_report(artifacts: Path, version: str) -> Report:
         t as (select benchmark, count(*) n from graph_ledger group by 1),
         g as (select benchmark, count(*) n from graphs group by 1),
         c as (select benchmark, count(*) filter (where status in ('admitted','rejected')) n,
-                     count(*) filter (where status = 'rejected') r from cells group by 1),
-        s as (select benchmark, count(*) n from samples group by 1)
+                     count(*) filter (where status = 'rejected') r from cells where k = 1 group by 1),
+        s as (select benchmark, count(*) n from samples where k = 1 group by 1)
         select b.benchmark, coalesce(t.n,0), coalesce(g.n,0), coalesce(c.n,0), coalesce(c.r,0), coalesce(s.n,0)
         from b left join t using (benchmark) left join g using (benchmark) left join c using (benchmark)
         left join s using (benchmark) order by b.benchmark""")
@@ -159,13 +159,13 @@ def build_report(artifacts: Path, version: str) -> Report:
                      count(*) filter (where status = 'admitted') adm,
                      count(*) filter (where status = 'rejected') rej,
                      count(*) filter (where status = 'skipped') skipped,
-                     count(*) filter (where status = 'unsupported') unsup from cells group by 1, 2),
+                     count(*) filter (where status = 'unsupported') unsup from cells where k = 1 group by 1, 2),
         a as (select benchmark, fault_types[1] ft, any_value(families[1]) fam, count(*) n,
                      count(*) filter (where not admitted) rej,
                      count(*) filter (where blind_b is not null) both_,
                      count(*) filter (where blind_b is not null and not (coalesce(code,'') like 'agree:%'
                                       or coalesce(code,'') like 'extract:%')) agreed
-              from attempts group by 1, 2)
+              from attempts where k = 1 group by 1, 2)
         select c.benchmark, c.ft, a.fam, c.cells, c.adm, c.rej, a.n, a.rej, a.both_, a.agreed, c.skipped, c.unsup
         from c left join a using (benchmark, ft) order by c.benchmark, c.ft""")
     from miscue.taxonomy import fault_type as _ft
@@ -179,7 +179,7 @@ def build_report(artifacts: Path, version: str) -> Report:
             return ""
 
     rep.sections.append(Section(
-        "fault-types", "Per fault type",
+        "fault-types", "Per fault type (single fault, k = 1)",
         ["Benchmark", "Fault type", "Family", "Cells", "Admitted", "Rejection rate", "Attempts",
          "Attempt rejection rate", "Extractor agreement", "Skipped", "Unsupported"],
         [[b, ft, fam(ft, fm), cl, ad, _div(rj, cl), n or 0, _div(arj, n), _div(ag, both), sk, un]
@@ -279,6 +279,26 @@ def build_report(artifacts: Path, version: str) -> Report:
         "calls-by-role", "Model calls by role",
         ["Role", "Model", "Requests", "Model calls made by this version's run", "Prompt tokens",
          "Completion tokens", "Cost (USD)"], [list(r) for r in rows_r]))
+
+    # ---- composite coverage ----------------------------------------------------------------
+    rows_k = _q(con, """
+        with s as (select benchmark, k, list_sort(fault_types) combo from samples where k > 1),
+        occ as (select benchmark, k, t, count(*) n from (select benchmark, k, unnest(combo) t from s) group by all),
+        tot as (select benchmark, k, count(*) n, count(distinct combo) d from s group by all),
+        top as (select benchmark, k, max(n) m, arg_max(t, n) t from occ group by all)
+        select tot.benchmark, tot.k, tot.n, tot.d, top.t, round(top.m / tot.n, 3)
+        from tot join top using (benchmark, k) order by 1, 2""")
+    rep.sections.append(Section(
+        "composite-coverage", "Composite faults: admitted samples and combinations per k",
+        ["Benchmark", "k", "Samples", "Distinct combinations", "Most frequent type", "Its share of samples"],
+        [list(r) for r in rows_k],
+        note="Coverage control re-draws starved combinations so that no single type dominates."))
+    rows_o = _q(con, """
+        select benchmark, k, t, count(*) from (select benchmark, k, unnest(fault_types) t from samples where k > 1)
+        group by all order by 1, 2, 4 desc""")
+    rep.sections.append(Section(
+        "composite-types", "Composite faults: per-type occurrence among admitted samples",
+        ["Benchmark", "k", "Fault type", "Samples containing it"], [list(r) for r in rows_o]))
 
     # ---- unsupported / skipped -------------------------------------------------------------
     rows_u = _q(con, """

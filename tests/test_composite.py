@@ -549,3 +549,25 @@ def test_cli_flag_parsing():
     for bad in ("1", "5", "two", ""):
         with pytest.raises(ValueError):
             parse_ks(bad)
+
+
+def test_build_with_composites_publishes_k_and_reports_coverage(tmp_path):
+    """`miscue build --composite 2` path: composite rows land in the published corpus and the
+    report shows admitted combinations and per-type occurrence for each k."""
+    import duckdb
+
+    from flows import pipeline
+
+    types = ["contextual_irrelevance", "factual_error", "insufficient_information", "indirect_intent", "referential_ambiguity"]
+    out = pipeline.build(["tau2-airline"], types, attempts=1, artifacts=tmp_path, composite_ks=[2])
+    version = out["version"]
+    root = tmp_path / "corpora" / version
+    ks = dict(duckdb.connect().execute(f"select k, count(*) from '{root}/samples.parquet' group by k").fetchall())
+    assert ks.get(1, 0) > 0 and ks.get(2, 0) > 0
+    both_slots = duckdb.connect().execute(
+        f"select count(*) from '{root}/samples.parquet' where k = 2 and targets[1] is not null and targets[1] = targets[2]").fetchone()[0]
+    assert both_slots == 0
+    report = (tmp_path / "reports" / version / "report.md").read_text()
+    assert "Composite faults: admitted samples and combinations per k" in report and "| tau2-airline | 2 |" in report
+    manifest = (root / "manifest.json").read_text()
+    assert '"composite"' in manifest and '"ks": [' in manifest
