@@ -213,6 +213,7 @@ def verify(
 
 
 from flows import corpus_cli  # noqa: E402,F401  (registers the corpus commands)
+from flows import budget_cli  # noqa: E402,F401
 
 
 def main() -> None:

@@ -251,12 +251,24 @@ class SingleFaultRun:
 
 
 def run_benchmark(adapter: Adapter, artifacts: Path, config: GenerateConfig, gateway: Gateway | None = None,
-                  replay_only: bool = False, progress: Callable[[int, int], None] | None = None) -> RunResult:
+                  replay_only: bool = False, progress: Callable[[int, int], None] | None = None,
+                  lock_wait: bool = False) -> RunResult:
     """Build one benchmark's graphs and run every single-fault cell on them.
 
     ``gateway`` defaults to the embedded offline models with the exchange store under
     ``artifacts/store``; the result carries the ledger rows, the graphs and a summary.
+    The whole run holds the artifacts directory's run lock (:mod:`miscue.runlock`): a second
+    run on the same directory raises :class:`miscue.runlock.RunLocked` at once (or waits, with
+    ``lock_wait``). The lock is re-entrant, so a caller may hold it around this call too.
     """
+    from miscue.runlock import run_lock
+
+    with run_lock(artifacts, command=f"run_benchmark {adapter.benchmark}", wait=lock_wait):
+        return _run_benchmark(adapter, artifacts, config, gateway, replay_only, progress)
+
+
+def _run_benchmark(adapter: Adapter, artifacts: Path, config: GenerateConfig, gateway: Gateway | None,
+                   replay_only: bool, progress: Callable[[int, int], None] | None) -> RunResult:
     import time
 
     started = time.perf_counter()

@@ -190,6 +190,12 @@ class LLMConfig(BaseModel):
     backoff_cap_s: float = Field(30.0, ge=0)
     retry_after_cap_s: float = Field(60.0, ge=0)  # the longest a provider's Retry-After may hold us
     replay_only: bool = False  # a store miss is an error (--offline-replay)
+    # Budget: the most this gateway may spend on model calls (store hits are free); a new call
+    # whose expected cost would take the spent total past it raises BudgetExceeded. None = no cap.
+    max_cost: float | None = Field(None, ge=0)
+    # model string -> (USD per prompt token, USD per completion token); overrides the provider's
+    # reported cost (self-hosted or local models report none).
+    prices: dict[str, tuple[float, float]] = Field(default_factory=dict)
 
     @field_validator("requests_per_minute")
     @classmethod
@@ -310,6 +316,29 @@ class TerminalProviderError(ProviderError):
 
 class TransientProviderError(ProviderError):
     """A transient failure that outlived every retry."""
+
+
+class BudgetExceeded(TerminalProviderError):
+    """The next model call would take the spent cost past ``LLMConfig.max_cost``: the run stops
+    cleanly (finished exchanges are in the store) and a later run with a higher cap resumes."""
+
+    def __init__(self, message: str, *, exchange: Exchange, spent: float, expected: float,
+                 cap: float) -> None:
+        self.spent, self.expected, self.cap = spent, expected, cap
+        super().__init__(message, exchange=exchange, kind="budget", status=None)
+
+
+def count_tokens(messages: list[Message]) -> int:
+    """The offline token count of a prompt: whitespace-separated words of every message's
+    content (the embedded offline models report usage with this count)."""
+    total = 0
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            content = " ".join(str(part.get("text", "")) if isinstance(part, dict) else str(part)
+                               for part in content)
+        total += len(str(content or "").split())
+    return total
 
 
 @dataclass(eq=False)
@@ -576,6 +605,53 @@ class Gateway:
         self.store = ExchangeStore(Path(store_dir) / "exchanges")
         self._usage: dict[str, RoleUsage] = {role: RoleUsage() for role in ROLES}
         self._loop_state: _LoopState | None = None
+        self._reserved = 0.0  # expected cost of calls in flight (budget)
+
+    # -- budget ---------------------------------------------------------------------------
+    @property
+    def spent(self) -> float:
+        """Cost of every model response this gateway received (store hits are free)."""
+        return sum(u.cost for u in self._usage.values())
+
+    def price(self, model: str) -> tuple[float, float]:
+        """(USD per prompt token, USD per completion token) of ``model``: the configured price,
+        else litellm's cost map, else (0, 0)."""
+        if model in self.config.prices:
+            return self.config.prices[model]
+        try:
+            entry = _litellm().model_cost.get(model) or _litellm().model_cost.get(split_model(model)[1])
+        except Exception:  # noqa: BLE001 - no price is a zero price
+            entry = None
+        if not entry:
+            return (0.0, 0.0)
+        return (float(entry.get("input_cost_per_token") or 0.0),
+                float(entry.get("output_cost_per_token") or 0.0))
+
+    def expected_cost(self, role: str, messages: list[Message]) -> float:
+        """The cost a new call is expected to have: its prompt's offline token count, plus the
+        role's mean completion so far (none yet: as long as the prompt, capped at 1000)."""
+        pin, pout = self.price(self.config.role(role).model)
+        prompt = count_tokens(messages)
+        usage = self._usage[role]
+        completion = (usage.completion_tokens / usage.calls) if usage.calls else min(prompt, 1000)
+        return prompt * pin + completion * pout
+
+    def _reserve(self, role: str, cfg: RoleConfig, messages: list[Message], key: str) -> float:
+        cap = self.config.max_cost
+        if cap is None:
+            return 0.0
+        expected = self.expected_cost(role, messages)
+        spent = self.spent
+        if spent + self._reserved + expected > cap:
+            exchange = Exchange(call_id=key, role=role, model=cfg.model, text="",
+                                error="budget: refused before calling")
+            raise BudgetExceeded(
+                f"budget: max_cost {cap:.6g} USD reached (spent {spent:.6g}, in flight "
+                f"{self._reserved:.6g}, next {role} call expected {expected:.6g}); the run stopped "
+                f"cleanly, finished exchanges are kept in the store -- rerun with a higher cap to "
+                f"resume", exchange=exchange, spent=spent, expected=expected, cap=cap)
+        self._reserved += expected
+        return expected
 
     # -- public ---------------------------------------------------------------------------
     def key(self, role: Role, messages: list[Message], card_version: str) -> str:
@@ -600,6 +676,7 @@ class Gateway:
             detail = f" (a failure is recorded: {stored.error})" if stored is not None else ""
             raise StoreMiss(key, cfg.model, detail)
 
+        reservation = self._reserve(role, cfg, messages, key)  # BudgetExceeded: nothing called
         started_at = _utc_now()
         attempts = 0
         secrets = [str(v) for k, v in cfg.params.items() if k in SECRET_PARAMS and v]
@@ -637,6 +714,8 @@ class Gateway:
                 f"{role} {cfg.model}: still failing after {attempts} attempts "
                 f"(status {failure.status}): {error}",
                 exchange=exchange, kind=kind, status=failure.status) from None
+        finally:
+            self._reserved -= reservation
 
         usage.calls += 1
         usage.retries += attempts - 1
@@ -689,6 +768,9 @@ class Gateway:
                       completion_tokens=int(getattr(usage_obj, "completion_tokens", 0) or 0))
         hidden = getattr(response, "_hidden_params", None) or {}
         cost = float(hidden.get("response_cost") or 0.0)
+        if cfg.model in self.config.prices:
+            pin, pout = self.config.prices[cfg.model]
+            cost = usage.prompt_tokens * pin + usage.completion_tokens * pout
         totals = self._usage[role]
         totals.prompt_tokens += usage.prompt_tokens
         totals.completion_tokens += usage.completion_tokens
