@@ -123,6 +123,7 @@ def run_single_fault(benchmark: str, artifacts: Path, attempts: int, fault_types
     """Graphs -> single-fault cells -> ledger in ``artifacts/runs/<benchmark>/``; returns the summary."""
     from flows.generate import GenerateConfig, run_benchmark
     from miscue import ledger
+    from miscue.runlock import run_lock
     from miscue.taxonomy import FAULT_TYPES, fault_type
 
     for t in fault_types or []:
@@ -135,8 +136,9 @@ def run_single_fault(benchmark: str, artifacts: Path, attempts: int, fault_types
         def tick(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        run = run_benchmark(adapter_for(benchmark), artifacts, config, replay_only=replay_only, progress=tick)
-    directory = ledger.write_tables(run.tables(), artifacts / "runs" / benchmark, run.summary)
+        with run_lock(artifacts, command=f"miscue generate {benchmark}"):  # the ledger write too
+            run = run_benchmark(adapter_for(benchmark), artifacts, config, replay_only=replay_only, progress=tick)
+            directory = ledger.write_tables(run.tables(), artifacts / "runs" / benchmark, run.summary)
     return {**run.summary, "directory": str(directory)}
 
 
@@ -162,6 +164,7 @@ def generate(
 ) -> None:
     """Single-fault generate-then-verify over every graph (offline models unless configured)."""
     from miscue.llm import StoreMiss, TerminalProviderError
+    from miscue.runlock import RunLocked
 
     results = []
     for bench in benchmark:
@@ -171,6 +174,8 @@ def generate(
             _fail(str(exc))
         except (StoreMiss, TerminalProviderError) as exc:
             _fail(f"the run stopped cleanly (finished exchanges are kept in the store; rerun to resume): {exc}", 3)
+        except RunLocked as exc:
+            _fail(str(exc), 4)
         results.append(summary)
         if not as_json:
             out.print(_generate_table(summary))

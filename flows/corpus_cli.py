@@ -32,6 +32,7 @@ from flows import pipeline  # noqa: E402
 from flows.cli import DEFAULT_ARTIFACTS, _fail, app, err, out  # noqa: E402
 from flows.registry import UnknownBenchmark  # noqa: E402
 from miscue import corpus  # noqa: E402
+from miscue.runlock import RunLocked, run_lock  # noqa: E402
 
 
 @contextlib.contextmanager
@@ -118,10 +119,13 @@ def build(
     from flows.prefect_flows import build_flow
 
     try:
-        with _progress(not as_json and err.is_terminal):
+        # the lock is taken before the flow starts, so a refused build leaves no flow run behind
+        with run_lock(artifacts, command="miscue build"), _progress(not as_json and err.is_terminal):
             res = build_flow(benchmarks=names, fault_types=types, attempts=attempts,
                              artifacts=_artifacts_arg(artifacts), skip_unchanged=skip_unchanged,
                              composite_ks=composite_ks)
+    except RunLocked as exc:
+        _fail(str(exc), 4)
     except (StoreMiss, TerminalProviderError) as exc:
         _fail(f"the run stopped cleanly (finished exchanges are kept in the store; rerun to resume): {exc}", 3)
     except corpus.VersionExists as exc:
@@ -175,9 +179,11 @@ def regenerate(
     from flows.prefect_flows import regenerate_flow
 
     try:
-        with _progress(not as_json and err.is_terminal):
+        with run_lock(artifacts, command=f"miscue regenerate {fault_type_}"), _progress(not as_json and err.is_terminal):
             res = regenerate_flow(fault_type=fault_type_, benchmark=benchmark, parent=parent,
                                   artifacts=_artifacts_arg(artifacts))
+    except RunLocked as exc:
+        _fail(str(exc), 4)
     except (StoreMiss, TerminalProviderError) as exc:
         _fail(f"the run stopped cleanly (finished exchanges are kept in the store; rerun to resume): {exc}", 3)
     except corpus.CorpusError as exc:

@@ -426,7 +426,14 @@ def build(benchmarks: list[str] | None = None, fault_types: list[str] | None = N
           artifacts: Path = Path("artifacts"), skip_unchanged: bool = False, composite_ks: list[int] | None = None) -> dict[str, Any]:
     """The whole build without Prefect (the flow runs the same stages as tasks)."""
     from miscue import reports
+    from miscue.runlock import run_lock
 
+    with run_lock(Path(artifacts), command="miscue build (no flow)"):
+        return _build(benchmarks, fault_types, attempts, Path(artifacts), skip_unchanged, composite_ks, reports)
+
+
+def _build(benchmarks: list[str] | None, fault_types: list[str] | None, attempts: int, artifacts: Path,
+           skip_unchanged: bool, composite_ks: list[int] | None, reports: Any) -> dict[str, Any]:
     names, types = check_benchmarks(benchmarks), check_fault_types(fault_types)
     gen = generate_config(attempts, types)
     gateway = offline_gateway(Path(artifacts))

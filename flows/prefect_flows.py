@@ -108,6 +108,14 @@ def build_flow(benchmarks: Optional[list[str]] = None, fault_types: Optional[lis
                artifacts: str = "artifacts", skip_unchanged: bool = False,
                composite_ks: Optional[list[int]] = None) -> dict[str, Any]:
     """All configured benchmarks: load -> graphs -> plan -> write/verify -> publish -> report."""
+    from miscue.runlock import run_lock
+
+    with run_lock(Path(artifacts), command="miscue build"):  # one run per artifacts directory
+        return _build(benchmarks, fault_types, attempts, artifacts, skip_unchanged, composite_ks)
+
+
+def _build(benchmarks: Optional[list[str]], fault_types: Optional[list[str]], attempts: int, artifacts: str,
+           skip_unchanged: bool, composite_ks: Optional[list[int]]) -> dict[str, Any]:
     names = pipeline.check_benchmarks(benchmarks)
     types = pipeline.check_fault_types(fault_types)
     gen = pipeline.generate_config(attempts, types)
@@ -128,6 +136,13 @@ def regenerate_flow(fault_type: str, benchmark: Optional[str] = None, parent: Op
                     artifacts: str = "artifacts") -> dict[str, Any]:
     """One fault type (optionally one benchmark) regenerated into a child version of ``parent``
     (default: the latest); every other row is carried over unchanged."""
+    from miscue.runlock import run_lock
+
+    with run_lock(Path(artifacts), command=f"miscue regenerate {fault_type}"):
+        return _regenerate(fault_type, benchmark, parent, artifacts)
+
+
+def _regenerate(fault_type: str, benchmark: Optional[str], parent: Optional[str], artifacts: str) -> dict[str, Any]:
     plan_ = pipeline.plan_regeneration(Path(artifacts), fault_type, benchmark, parent)
     gateway = pipeline.offline_gateway(Path(artifacts), salt=plan_.salt)
     runs = _stages(plan_.benchmarks, [fault_type], plan_.gen.model_copy(update={"fault_types": [fault_type]}), gateway)

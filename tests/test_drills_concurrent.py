@@ -41,3 +41,23 @@ def test_two_runs_at_once_one_refuses(tmp_path):
         assert table_hash(art / "runs" / BENCH / f"{name}.parquet") == table_hash(solo / "runs" / BENCH / f"{name}.parquet")
     assert len(store_files(art)) == len(store_files(solo))
     print(f"exit codes {codes}; refusal: {refused[:200]}; store entries {len(store_files(art))}")
+
+
+def test_build_refuses_while_another_run_holds_the_artifacts(tmp_path):
+    """`miscue build` takes the same lock: a build on a held artifacts directory refuses at once."""
+    import os
+    import subprocess
+    import sys
+
+    from miscue.runlock import run_lock
+
+    with run_lock(tmp_path, command="someone else"):  # held here; the build runs in a child process
+        code = ("from typer.testing import CliRunner; from flows.cli import app; import sys; "
+                f"r = CliRunner().invoke(app, ['build', '-b', 'tau2-airline', '-t', 'factual_error', '--artifacts', {str(tmp_path)!r}]); "
+                "print(r.exit_code); print(r.output)")
+        env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect-home")}
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)
+    lines = proc.stdout.strip().splitlines()
+    assert lines and lines[0] == "4", proc.stdout + proc.stderr
+    assert "someone else" in proc.stdout or "pid" in proc.stdout
+    assert not (tmp_path / "corpora").exists()
