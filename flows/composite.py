@@ -35,7 +35,7 @@ from typing import Any, Callable
 from pydantic import BaseModel, Field, field_validator
 
 from adapters.base import Adapter
-from flows.generate import OFFLINE_MODELS, RunResult, announcement, offline_gateway
+from flows.generate import OFFLINE_MODELS, RunResult, announcement, call_record, offline_gateway
 from miscue import writing
 from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
 from miscue.canonical import canonical_json, content_hash
@@ -193,11 +193,7 @@ class CompositeRun:
     # ---------------------------------------------------------------------- model calls
     async def _call(self, role: str, messages: list[dict[str, Any]], version: str) -> Exchange:
         ex = await self.gateway.complete(role, messages, version)  # type: ignore[arg-type]
-        self.result.calls.append({
-            "benchmark": self.adapter.benchmark, "call_id": ex.call_id, "role": role, "model": ex.model,
-            "cached": ex.cached, "prompt_tokens": ex.usage.prompt_tokens, "completion_tokens": ex.usage.completion_tokens,
-            "cost": ex.cost, "latency_s": ex.latency_s, "attempts": ex.attempts, "card_version": version,
-        })
+        self.result.calls.append(call_record(self.adapter.benchmark, role, ex, version))
         return ex
 
     async def _extract(self, role: str, inp: ExtractionInput, plan: CompositeAttemptPlan, calls: list[str]

@@ -70,6 +70,15 @@ class RunResult:
         return {"cells": self.cells, "attempts": self.attempts, "samples": self.samples, "llm_calls": self.calls}
 
 
+def call_record(benchmark: str, role: str, ex: Exchange, card_version: str) -> dict[str, Any]:
+    """One ``llm_calls`` ledger row (miscue.ledger.SCHEMAS["llm_calls"])."""
+    return {
+        "benchmark": benchmark, "call_id": ex.call_id, "role": role, "model": ex.model,
+        "cached": ex.cached, "prompt_tokens": ex.usage.prompt_tokens, "completion_tokens": ex.usage.completion_tokens,
+        "cost": ex.cost, "latency_s": ex.latency_s, "attempts": ex.attempts, "card_version": card_version,
+    }
+
+
 def announcement(adapter: Adapter, graph: IntentGraph, child_index: int) -> str:
     """The user's scripted line when drifting to a child goal."""
     child, edge = graph.children[child_index], graph.edges[child_index]
@@ -102,11 +111,7 @@ class SingleFaultRun:
     # ---------------------------------------------------------------------- model calls
     async def _call(self, role: str, messages: list[dict[str, Any]], version: str) -> Exchange:
         ex = await self.gateway.complete(role, messages, version)  # type: ignore[arg-type]
-        self.result.calls.append({
-            "benchmark": self.adapter.benchmark, "call_id": ex.call_id, "role": role, "model": ex.model,
-            "cached": ex.cached, "prompt_tokens": ex.usage.prompt_tokens, "completion_tokens": ex.usage.completion_tokens,
-            "cost": ex.cost, "latency_s": ex.latency_s, "attempts": ex.attempts, "card_version": version,
-        })
+        self.result.calls.append(call_record(self.adapter.benchmark, role, ex, version))
         return ex
 
     async def _extract(self, role: str, inp: ExtractionInput, calls: list[str]) -> tuple[Any, TargetedExtraction | None]:
