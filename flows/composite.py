@@ -35,7 +35,7 @@ from typing import Any, Callable
 from pydantic import BaseModel, Field, field_validator
 
 from adapters.base import Adapter
-from flows.generate import OFFLINE_MODELS, RunResult, announcement, call_record, offline_gateway
+from flows.generate import OFFLINE_MODELS, RunResult, call_record, offline_gateway, shift_options
 from miscue import writing
 from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
 from miscue.canonical import canonical_json, content_hash
@@ -314,11 +314,7 @@ class CompositeRun:
 
     def sample(self, graph: IntentGraph, draw: CompositeDraw, row: dict[str, Any], res: CompositeResult) -> dict[str, Any]:
         root = graph.root
-        shifts = [
-            {"operator": e.operator.value, "delta_json": canonical_json(e.delta), "to_intent": c.intent.intent_id,
-             "gt_hash": c.ground_truth.hash, "gt_moved": e.gt_moved, "announcement": announcement(self.adapter, graph, i)}
-            for i, (c, e) in enumerate(zip(graph.children, graph.edges))
-        ]
+        shifts = shift_options(self.adapter, graph)
         models = {role: self.gateway.config.role(role).model for role in OFFLINE_MODELS}
         components = [c.model_dump() for c in draw.components]
         materials = json.loads(row["materials_json"])

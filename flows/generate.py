@@ -79,6 +79,15 @@ def call_record(benchmark: str, role: str, ex: Exchange, card_version: str) -> d
     }
 
 
+def shift_options(adapter: Adapter, graph: IntentGraph) -> list[dict[str, Any]]:
+    """A sample's ``shift_options``: every child goal with its executed truth and announcement."""
+    return [
+        {"operator": e.operator.value, "delta_json": canonical_json(e.delta), "to_intent": c.intent.intent_id,
+         "gt_hash": c.ground_truth.hash, "gt_moved": e.gt_moved, "announcement": announcement(adapter, graph, i)}
+        for i, (c, e) in enumerate(zip(graph.children, graph.edges))
+    ]
+
+
 def announcement(adapter: Adapter, graph: IntentGraph, child_index: int) -> str:
     """The user's scripted line when drifting to a child goal."""
     child, edge = graph.children[child_index], graph.edges[child_index]
@@ -212,11 +221,7 @@ class SingleFaultRun:
 
     def sample(self, graph: IntentGraph, cell: CellPlan, row: dict[str, Any]) -> dict[str, Any]:
         root = graph.root
-        shifts = [
-            {"operator": e.operator.value, "delta_json": canonical_json(e.delta), "to_intent": c.intent.intent_id,
-             "gt_hash": c.ground_truth.hash, "gt_moved": e.gt_moved, "announcement": announcement(self.adapter, graph, i)}
-            for i, (c, e) in enumerate(zip(graph.children, graph.edges))
-        ]
+        shifts = shift_options(self.adapter, graph)
         models = {role: self.gateway.config.role(role).model for role in OFFLINE_MODELS}
         return {
             "sample_id": content_hash(graph.graph_id, row["fault_types"], row["targets"], row["text"]),
