@@ -328,6 +328,10 @@ class BudgetExceeded(TerminalProviderError):
         super().__init__(message, exchange=exchange, kind="budget", status=None)
 
 
+#: The errors that stop a run cleanly (finished exchanges are in the store; a rerun resumes).
+RUN_STOPS: tuple[type[LLMError], ...] = (TerminalProviderError, StoreMiss)
+
+
 def count_tokens(messages: list[Message]) -> int:
     """The offline token count of a prompt: whitespace-separated words of every message's
     content (the embedded offline models report usage with this count)."""
@@ -606,6 +610,10 @@ class Gateway:
         self._usage: dict[str, RoleUsage] = {role: RoleUsage() for role in ROLES}
         self._loop_state: _LoopState | None = None
         self._reserved = 0.0  # expected cost of calls in flight (budget)
+        # The first terminal error (auth, quota, bad request, budget) halts the gateway: every
+        # later call that the store cannot answer raises it again without calling, so a run
+        # stops at once rather than each call in flight meeting the error on its own.
+        self.halted: TerminalProviderError | None = None
 
     # -- budget ---------------------------------------------------------------------------
     @property
@@ -676,7 +684,13 @@ class Gateway:
             detail = f" (a failure is recorded: {stored.error})" if stored is not None else ""
             raise StoreMiss(key, cfg.model, detail)
 
-        reservation = self._reserve(role, cfg, messages, key)  # BudgetExceeded: nothing called
+        if self.halted is not None:
+            raise self.halted
+        try:
+            reservation = self._reserve(role, cfg, messages, key)  # BudgetExceeded: nothing called
+        except BudgetExceeded as exc:
+            self.halted = exc
+            raise
         started_at = _utc_now()
         attempts = 0
         secrets = [str(v) for k, v in cfg.params.items() if k in SECRET_PARAMS and v]
@@ -707,9 +721,10 @@ class Gateway:
             exchange = Exchange(call_id=key, role=role, model=cfg.model, text="",
                                 error=f"{kind}: {error}", attempts=attempts)
             if isinstance(failure, _Terminal):
-                raise TerminalProviderError(
+                self.halted = TerminalProviderError(
                     f"{role} {cfg.model}: {kind} error (status {failure.status}), not retried: "
-                    f"{error}", exchange=exchange, kind=kind, status=failure.status) from None
+                    f"{error}", exchange=exchange, kind=kind, status=failure.status)
+                raise self.halted from None
             raise TransientProviderError(
                 f"{role} {cfg.model}: still failing after {attempts} attempts "
                 f"(status {failure.status}): {error}",

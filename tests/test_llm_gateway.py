@@ -237,6 +237,28 @@ def test_terminal_error_is_not_retried(stub, tmp_path, failure, kind, status):
     assert gw.usage_summary()["extractor_b"].failures == 1
 
 
+def test_a_terminal_error_halts_the_gateway(stub, tmp_path):
+    """After a terminal error no further request is sent: calls the store cannot answer raise the
+    same error at once (the run stops instead of each call in flight meeting it), while stored
+    exchanges are still answered."""
+    stub.enqueue(reply("stored"), unauthorized(), reply("must not be reached"))
+    gw = Gateway(make_config(stub), tmp_path)
+
+    async def run():
+        await gw.complete("writer", messages(1), CARD)
+        with pytest.raises(TerminalProviderError) as first:
+            await gw.complete("writer", messages(2), CARD)
+        later = await asyncio.gather(*(gw.complete("extractor_a", messages(i), CARD) for i in range(3, 7)),
+                                     return_exceptions=True)
+        again = await gw.complete("writer", messages(1), CARD)
+        return first.value, later, again
+
+    first, later, again = asyncio.run(run())
+    assert gw.halted is first and all(exc is first for exc in later)
+    assert stub.request_count == 2 and stub.pending == 1
+    assert again.cached and again.text == "stored"
+
+
 def test_missing_credentials_is_terminal(stub, tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     config = make_config(stub, writer=RoleConfig(model="openai/stub-writer",
