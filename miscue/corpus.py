@@ -249,6 +249,24 @@ def rename_noreplace(src: Path, dst: Path) -> None:
 # ------------------------------------------------------------------------------------ publish
 
 
+def sweep_staging(artifacts: Path) -> list[str]:
+    """Remove what an interrupted publish (a killed process) left under ``.staging/``; returns
+    the names removed. Call it only while holding the artifacts directory's run lock (no other
+    publisher can then be writing there). Staging is outside the corpora root, so a leftover
+    was never visible as a version."""
+    root = Path(artifacts) / STAGING_DIR
+    if not root.is_dir():
+        return []
+    removed = []
+    for leftover in sorted(root.iterdir()):
+        if leftover.is_dir() and not leftover.is_symlink():
+            shutil.rmtree(leftover)
+        else:
+            leftover.unlink()
+        removed.append(leftover.name)
+    return removed
+
+
 def _is_offline(models: dict[str, Any]) -> bool:
     return any(str(m).startswith("offline/") for m in models.values())
 

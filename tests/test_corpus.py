@@ -223,3 +223,13 @@ def test_concurrent_publishers_get_distinct_versions(tmp_path):
     assert sorted(got) == ["v0001", "v0002", "v0003", "v0004"]
     assert all(corpus.verify_corpus(v, tmp_path).ok for v in got)
     assert list((tmp_path / ".staging").iterdir()) == []
+
+
+def test_sweep_staging_removes_what_a_killed_publish_left(tmp_path):
+    staging = tmp_path / corpus.STAGING_DIR
+    (staging / "v0001-abc").mkdir(parents=True)
+    (staging / "v0001-abc" / "samples.parquet").write_bytes(b"half")
+    (staging / "stray").write_text("x")
+    assert corpus.sweep_staging(tmp_path) == ["stray", "v0001-abc"]
+    assert list(staging.iterdir()) == []
+    assert corpus.sweep_staging(tmp_path / "nothing-here") == []
