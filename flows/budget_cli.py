@@ -19,48 +19,9 @@ from typing import Any, Optional
 import typer
 
 from adapters.base import HostDataError
-from flows.cli import DEFAULT_ARTIFACTS, _fail, app, err, out
+from flows.cli import DEFAULT_ARTIFACTS, LLM_CONFIG, MAX_COST, PRICE, _fail, app, err, out
 from flows.registry import UnknownBenchmark, adapter_for
-
-
-def load_llm_config(path: Path | None, max_cost: float | None = None, price: float | None = None) -> Any:
-    """The run's :class:`LLMConfig`: from ``path`` (JSON) or the offline baselines, with the cap
-    and a flat per-token price applied. Raises ValueError naming the file and the problem."""
-    from pydantic import ValidationError
-
-    from flows.generate import offline_llm_config
-    from miscue.llm import LLMConfig
-
-    if path is None:
-        config = offline_llm_config()
-    else:
-        try:
-            raw = json.loads(Path(path).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ValueError(f"model configuration {path} does not exist") from None
-        except ValueError as exc:
-            raise ValueError(f"model configuration {path} is not valid JSON: {exc}") from None
-        try:
-            config = LLMConfig.model_validate(raw)
-        except ValidationError as exc:
-            problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(top level)'}: {e['msg']}"
-                                 for e in exc.errors())
-            raise ValueError(f"model configuration {path} is invalid: {problems}") from None
-    update: dict[str, Any] = {}
-    if max_cost is not None:
-        if max_cost < 0:
-            raise ValueError(f"--max-cost must be >= 0, got {max_cost}")
-        update["max_cost"] = max_cost
-    if price is not None:
-        update["prices"] = {**config.prices, **{config.role(r).model: (price, price)
-                                                for r in ("writer", "extractor_a", "extractor_b")}}
-    if update:
-        config = LLMConfig.model_validate({**config.model_dump(), **update})
-    if any(config.role(r).provider == "offline" for r in ("writer", "extractor_a", "extractor_b")):
-        from miscue.offline.provider import register
-
-        register()
-    return config
+from miscue.config import model_options
 
 
 def _gen_config(attempts: int, fault_types: list[str] | None) -> Any:
@@ -74,34 +35,105 @@ def _gen_config(attempts: int, fault_types: list[str] | None) -> Any:
 
 @app.command()
 def estimate(
-    benchmark: str = typer.Option(..., "--benchmark", "-b"),
+    benchmark: Optional[list[str]] = typer.Option(None, "--benchmark", "-b", help="repeatable; default: every registered benchmark"),
     fault_type_: Optional[list[str]] = typer.Option(None, "--fault-type", "-t", help="restrict to these fault types (repeatable)"),
     attempts: int = typer.Option(4, min=1, help="attempts per cell"),
-    llm_config: Optional[Path] = typer.Option(None, "--llm-config", help="JSON LLMConfig (default: offline models)"),
-    price: Optional[float] = typer.Option(None, "--price", help="USD per token for every role's model"),
+    composite: Optional[str] = typer.Option(None, "--composite", help="include composites of these k, e.g. 2,4 (as `build --composite`)"),
+    llm_config: Optional[Path] = LLM_CONFIG,
+    price: Optional[float] = PRICE,
     as_json: bool = typer.Option(False, "--json"),
     artifacts: Path = typer.Option(DEFAULT_ARTIFACTS),
 ) -> None:
-    """Predict the model calls, tokens and cost of a single-fault run (store hits are free)."""
-    from miscue.estimate import estimate as predict
+    """Predict the model calls, tokens and cost of a build (or a run-single) before running it;
+    requests the exchange store already answers are free and counted apart."""
+    from flows import pipeline
+    from flows.composite import CompositeConfig, parse_ks
+    from miscue.estimate import combine, estimate as predict, estimate_composite, estimate_replay
     from miscue.graphs import GraphBuilder
     from miscue.llm import Gateway
+    from miscue.planning import Planner
 
+    parts: dict[str, dict[str, Any]] = {}
     try:
-        config = load_llm_config(llm_config, price=price)
+        config = model_options(llm_config, price=price).resolve()
         gen = _gen_config(attempts, fault_type_)
-        adapter = adapter_for(benchmark)
-        graphs = GraphBuilder(adapter).build().graphs
-        result = predict(adapter, graphs, gen, Gateway(config, artifacts / "store"))
+        names = pipeline.check_benchmarks(benchmark)
+        comp = CompositeConfig(ks=parse_ks(composite)) if composite else None  # as build: every type
+        gateway = Gateway(config, artifacts / "store")
+        for name in names:
+            adapter = adapter_for(name)
+            graphs = GraphBuilder(adapter).build().graphs
+            planner = Planner(adapter)
+            outcomes = _cell_outcomes(artifacts, name, config)
+            parts[name] = {"single": predict(adapter, graphs, gen, gateway, planner, outcomes)}
+            if comp is not None:
+                replay = _replayable_composite(artifacts, name, comp, config)
+                parts[name]["composite"] = (estimate_replay(name, *replay, gateway) if replay is not None
+                                            else estimate_composite(adapter, graphs, comp, gateway, planner))
     except (UnknownBenchmark, HostDataError, ValueError) as exc:
         _fail(str(exc))
+    result = {**combine([p for b in parts.values() for p in b.values()]), "benchmarks": parts,
+              "models": {r: config.role(r).model for r in ("writer", "extractor_a", "extractor_b")}}
     if as_json:
         out.print_json(json.dumps(result))
         return
-    out.print(f"estimate for {benchmark}: {result['planned_cells']} planned cells of {result['cells']}, "
-              f"~{result['expected_attempts']} attempts, ~{result['calls']} model calls "
-              f"({result['store_hits']} answered by the store), ~{result['prompt_tokens']} prompt + "
-              f"~{result['completion_tokens']} completion tokens, ~{result['cost']:.6f} USD")
+    from rich.table import Table
+
+    table = Table(title="estimate: expected values; requests the store answers are free")
+    for col in ("benchmark", "part", "planned", "attempts", "calls", "stored", "prompt tok", "compl. tok", "USD"):
+        table.add_column(col, justify="left" if col in ("benchmark", "part") else "right")
+    for name, bench in parts.items():
+        for part, e in bench.items():
+            size = (f"{e['planned_cells']}" if part == "single"
+                    else str(round(sum(v.get("expected_draws", v.get("requests", 0)) for v in e["per_k"].values()), 1)))
+            table.add_row(name, part, size, str(e["expected_attempts"]), str(e["calls"]), str(e["store_hits"]),
+                          str(e["prompt_tokens"]), str(e["completion_tokens"]), f"{e['cost']:.4f}")
+    table.add_row("total", "", "", str(result["expected_attempts"]), str(result["calls"]), str(result["store_hits"]),
+                  str(result["prompt_tokens"]), str(result["completion_tokens"]), f"{result['cost']:.4f}")
+    out.print(table)
+
+
+def _cell_outcomes(artifacts: Path, benchmark: str, config: Any) -> dict[str, str]:
+    """cell id -> admitted / rejected of the latest version's single-fault cells of
+    ``benchmark``, when it was built with these cards and models (else empty)."""
+    from flows import pipeline
+    from miscue import corpus
+    from miscue.config import role_models
+
+    latest = corpus.latest(artifacts)
+    if latest is None:
+        return {}
+    man = corpus.manifest(artifacts, latest)
+    if man.get("card_versions") != pipeline.card_versions() or man.get("models") != role_models(config):
+        return {}
+    return {c["cell_id"]: c["status"] for c in corpus.read_table(artifacts, latest, "cells").to_pylist()
+            if c["benchmark"] == benchmark and c["k"] == 1 and c["status"] in ("admitted", "rejected")}
+
+
+def _replayable_composite(artifacts: Path, benchmark: str, comp: Any, config: Any) -> tuple[dict[int, list[dict[str, Any]]], int] | None:
+    """The latest version's composite requests of ``benchmark`` (per k) and its number of
+    composite attempts, when that version was built by this code, these cards and models and
+    this composite configuration (so a build now repeats exactly those requests); else None."""
+    from flows import pipeline
+    from miscue import corpus
+    from miscue.config import role_models
+
+    latest = corpus.latest(artifacts)
+    if latest is None:
+        return None
+    man = corpus.manifest(artifacts, latest)
+    wanted = {"ks": comp.ks, **comp.model_dump(mode="json", exclude={"ks"})}
+    if (man.get("code_version") != pipeline.code_version() or man.get("card_versions") != pipeline.card_versions()
+            or man.get("models") != role_models(config) or man["config"].get("composite", {}).get(benchmark) != wanted):
+        return None
+    attempts = [a for a in corpus.read_table(artifacts, latest, "attempts").to_pylist()
+                if a["benchmark"] == benchmark and a["k"] > 1]
+    k_of = {cid: a["k"] for a in attempts for cid in a.get("call_ids") or []}
+    calls: dict[int, list[dict[str, Any]]] = {k: [] for k in comp.ks}
+    for row in corpus.read_table(artifacts, latest, "llm_calls").to_pylist():
+        if row["benchmark"] == benchmark and row["call_id"] in k_of:
+            calls[k_of[row["call_id"]]].append(row)
+    return calls, len(attempts)
 
 
 @app.command("run-single")
@@ -109,9 +141,9 @@ def run_single(
     benchmark: str = typer.Option(..., "--benchmark", "-b"),
     fault_type_: Optional[list[str]] = typer.Option(None, "--fault-type", "-t", help="restrict to these fault types (repeatable)"),
     attempts: int = typer.Option(4, min=1, help="attempts per cell"),
-    llm_config: Optional[Path] = typer.Option(None, "--llm-config", help="JSON LLMConfig (default: offline models)"),
-    max_cost: Optional[float] = typer.Option(None, "--max-cost", help="stop cleanly before spending more than this (USD)"),
-    price: Optional[float] = typer.Option(None, "--price", help="USD per token for every role's model"),
+    llm_config: Optional[Path] = LLM_CONFIG,
+    max_cost: Optional[float] = MAX_COST,
+    price: Optional[float] = PRICE,
     max_concurrent_cells: int = typer.Option(16, min=1),
     wait: bool = typer.Option(False, "--wait", help="wait for another run's lock instead of refusing"),
     as_json: bool = typer.Option(False, "--json"),
@@ -125,7 +157,7 @@ def run_single(
     from miscue.runlock import RunLocked, run_lock
 
     try:
-        config = load_llm_config(llm_config, max_cost=max_cost, price=price)
+        config = model_options(llm_config, max_cost=max_cost, price=price).resolve()
         gen = _gen_config(attempts, fault_type_).model_copy(update={"max_concurrent_cells": max_concurrent_cells})
         adapter = adapter_for(benchmark)
     except (UnknownBenchmark, HostDataError, ValueError) as exc:

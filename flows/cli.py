@@ -22,6 +22,12 @@ out = Console()
 
 DEFAULT_ARTIFACTS = Path("artifacts")
 
+# The model options every model-calling command takes (see miscue.config.ModelOptions).
+LLM_CONFIG = typer.Option(None, "--llm-config", help="JSON model configuration (LLMConfig); default: the embedded offline models")
+MAX_COST = typer.Option(None, "--max-cost", help="stop cleanly (exit 3) before this run spends more than this many USD on model calls")
+PRICE = typer.Option(None, "--price", help="USD per token (prompt and completion) for every role's model, for models that report no cost")
+OFFLINE_REPLAY = typer.Option(False, "--offline-replay", help="answer every model call from the exchange store; a miss is an error")
+
 
 @app.callback()
 def _root() -> None:
@@ -31,6 +37,20 @@ def _root() -> None:
 def _fail(message: str, code: int = 2) -> None:
     err.print(f"[bold red]error:[/] {message}")
     raise typer.Exit(code)
+
+
+def model_options_or_fail(llm_config: Path | None, max_cost: float | None = None, price: float | None = None,
+                          replay_only: bool = False) -> Any:
+    """The command's :class:`~miscue.config.ModelOptions`, checked by resolving them now (a bad
+    configuration exits 2 before anything runs)."""
+    from miscue.config import model_options
+
+    try:
+        options = model_options(llm_config, max_cost=max_cost, price=price, replay_only=replay_only)
+        options.resolve()
+    except ValueError as exc:
+        _fail(str(exc))
+    return options
 
 
 def build_graphs(benchmark: str, artifacts: Path, show_progress: bool) -> dict[str, Any]:

@@ -35,10 +35,11 @@ from typing import Any, Callable
 from pydantic import BaseModel, Field, field_validator
 
 from adapters.base import Adapter
-from flows.generate import OFFLINE_MODELS, RunResult, call_record, offline_gateway, shift_options
+from flows.generate import RunResult, call_record, gather_all, offline_gateway, shift_options
 from miscue import writing
 from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
 from miscue.canonical import canonical_json, content_hash
+from miscue.config import role_models
 from miscue.graphs import GraphBuilder
 from miscue.llm import Exchange, Gateway, TransientProviderError
 from miscue.planning import CompositeAttemptPlan, CompositeDraw, CompositePlanner, PlanError, Planner
@@ -315,7 +316,7 @@ class CompositeRun:
     def sample(self, graph: IntentGraph, draw: CompositeDraw, row: dict[str, Any], res: CompositeResult) -> dict[str, Any]:
         root = graph.root
         shifts = shift_options(self.adapter, graph)
-        models = {role: self.gateway.config.role(role).model for role in OFFLINE_MODELS}
+        models = role_models(self.gateway.config)
         components = [c.model_dump() for c in draw.components]
         materials = json.loads(row["materials_json"])
         evidence = {"k": draw.k, "draw_index": draw.draw_index, "two_pass": draw.two_pass,
@@ -399,7 +400,7 @@ class CompositeRun:
                     exhausted.add(g.graph_id)
                 batch.append((g, drawn))
             self.result.cells += skipped
-            outcomes = await asyncio.gather(*(self.run_draw(g, d) for g, d in batch))
+            outcomes = await gather_all(self.run_draw(g, d) for g, d in batch)
             for (g, d), (cell, rows, sample) in zip(batch, outcomes):
                 self.result.cells.append(cell)
                 self.result.attempts += rows

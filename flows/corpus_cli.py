@@ -29,7 +29,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table  # noqa: E402
 
 from flows import pipeline  # noqa: E402
-from flows.cli import DEFAULT_ARTIFACTS, _fail, app, err, out  # noqa: E402
+from flows.cli import (DEFAULT_ARTIFACTS, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, _fail, app, err,  # noqa: E402
+                       model_options_or_fail, out)
 from flows.registry import UnknownBenchmark  # noqa: E402
 from miscue import corpus  # noqa: E402
 from miscue.runlock import RunLocked, run_lock  # noqa: E402
@@ -98,10 +99,19 @@ def build(
     attempts: int = typer.Option(4, min=1, help="attempts per cell"),
     skip_unchanged: bool = typer.Option(False, "--skip-unchanged", help="publish nothing when every table equals the latest version's"),
     composite: Optional[str] = typer.Option(None, "--composite", help="also compose k faults per request, e.g. 2,4 (k in 2..4)"),
+    llm_config: Optional[Path] = LLM_CONFIG,
+    max_cost: Optional[float] = MAX_COST,
+    price: Optional[float] = PRICE,
+    replay_only: bool = OFFLINE_REPLAY,
     as_json: bool = typer.Option(False, "--json", help="print one JSON object instead of tables"),
     artifacts: Path = typer.Option(DEFAULT_ARTIFACTS, help="the artifacts directory"),
 ) -> None:
-    """Build every configured benchmark and publish a corpus version (the Prefect flow miscue-build)."""
+    """Build every configured benchmark and publish a corpus version (the Prefect flow miscue-build).
+
+    Exit codes: 0 published (or nothing changed), 1 corpus error, 2 bad input, 3 stopped cleanly
+    (budget reached, store miss in replay, terminal provider error: finished exchanges are kept,
+    rerun to resume), 4 another run holds the artifacts directory.
+    """
     from flows.composite import parse_ks
 
     try:
@@ -115,6 +125,7 @@ def build(
         types = pipeline.check_fault_types(fault_type_)
     except (UnknownBenchmark, pipeline.UnknownFaultType) as exc:
         _fail(str(exc))
+    models = model_options_or_fail(llm_config, max_cost, price, replay_only)
     started = time.perf_counter()
     from flows.prefect_flows import build_flow
 
@@ -123,7 +134,7 @@ def build(
         with run_lock(artifacts, command="miscue build"), _progress(not as_json and err.is_terminal):
             res = build_flow(benchmarks=names, fault_types=types, attempts=attempts,
                              artifacts=_artifacts_arg(artifacts), skip_unchanged=skip_unchanged,
-                             composite_ks=composite_ks)
+                             composite_ks=composite_ks, models=models)
     except RunLocked as exc:
         _fail(str(exc), 4)
     except (StoreMiss, TerminalProviderError) as exc:
@@ -162,6 +173,10 @@ def regenerate(
     fault_type_: str = typer.Option(..., "--fault-type", "-t", help="the fault type to regenerate"),
     benchmark: Optional[str] = typer.Option(None, "--benchmark", "-b", help="only this benchmark (default: all in the parent)"),
     parent: Optional[str] = typer.Option(None, "--parent", help="the version to regenerate from (default: the latest)"),
+    llm_config: Optional[Path] = LLM_CONFIG,
+    max_cost: Optional[float] = MAX_COST,
+    price: Optional[float] = PRICE,
+    replay_only: bool = OFFLINE_REPLAY,
     as_json: bool = typer.Option(False, "--json"),
     artifacts: Path = typer.Option(DEFAULT_ARTIFACTS),
 ) -> None:
@@ -171,9 +186,11 @@ def regenerate(
     """
     from miscue.llm import StoreMiss, TerminalProviderError
 
-    try:
-        pipeline.plan_regeneration(artifacts, fault_type_, benchmark, parent)  # fail fast, before Prefect starts
-    except (UnknownBenchmark, pipeline.UnknownFaultType, corpus.UnknownVersion) as exc:
+    models = model_options_or_fail(llm_config, max_cost, price, replay_only)
+    try:  # fail fast, before Prefect starts
+        plan = pipeline.plan_regeneration(artifacts, fault_type_, benchmark, parent)
+        pipeline.check_parent_models(plan, models.resolve())
+    except (UnknownBenchmark, pipeline.UnknownFaultType, corpus.UnknownVersion, ValueError) as exc:
         _fail(str(exc))
     started = time.perf_counter()
     from flows.prefect_flows import regenerate_flow
@@ -181,7 +198,7 @@ def regenerate(
     try:
         with run_lock(artifacts, command=f"miscue regenerate {fault_type_}"), _progress(not as_json and err.is_terminal):
             res = regenerate_flow(fault_type=fault_type_, benchmark=benchmark, parent=parent,
-                                  artifacts=_artifacts_arg(artifacts))
+                                  artifacts=_artifacts_arg(artifacts), models=models)
     except RunLocked as exc:
         _fail(str(exc), 4)
     except (StoreMiss, TerminalProviderError) as exc:
@@ -320,6 +337,9 @@ def serve(
     benchmark: Optional[list[str]] = typer.Option(None, "--benchmark", "-b", help="default benchmarks of scheduled runs"),
     fault_type_: Optional[list[str]] = typer.Option(None, "--fault-type", "-t", help="default fault types of scheduled runs"),
     attempts: int = typer.Option(4, min=1),
+    llm_config: Optional[Path] = LLM_CONFIG,
+    max_cost: Optional[float] = MAX_COST,
+    price: Optional[float] = PRICE,
     artifacts: Path = typer.Option(DEFAULT_ARTIFACTS),
 ) -> None:
     """Serve the nightly-rebuild deployment (cron) against the Prefect server in PREFECT_API_URL.
@@ -331,6 +351,9 @@ def serve(
     try:
         deployment.require_server()
         params: dict[str, Any] = {"attempts": attempts, "artifacts": _artifacts_arg(artifacts)}
+        if llm_config is not None or max_cost is not None or price is not None:
+            # only the configuration's path is a deployment parameter: keys in it stay out of Prefect
+            params["models"] = model_options_or_fail(llm_config, max_cost, price).model_dump()
         if benchmark:
             params["benchmarks"] = pipeline.check_benchmarks(benchmark)
         if fault_type_:

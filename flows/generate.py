@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable, Iterable, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -20,7 +20,8 @@ from miscue import writing
 from miscue.briefs import ExtractionInput, TargetedExtraction, WriterBrief
 from miscue.canonical import canonical_json, content_hash
 from miscue.graphs import GraphBuild, GraphBuilder
-from miscue.llm import Exchange, Gateway, LLMConfig, RoleConfig, TransientProviderError
+from miscue.config import offline_llm_config, role_models
+from miscue.llm import Exchange, Gateway, TransientProviderError
 from miscue.planning import AttemptPlan, CellPlan, PlanError, Planner
 from miscue.reports import single_fault_summary
 from miscue.schema import IntentGraph, Operator, Verdict
@@ -29,13 +30,7 @@ from verifiers.admission import Admission, admit
 from verifiers.agreement import blind_matches_plan, targeted_agree
 from verifiers.text import check_text
 
-OFFLINE_MODELS = {"writer": "offline/writer", "extractor_a": "offline/lexical", "extractor_b": "offline/parse"}
-
-
-def offline_llm_config(**overrides: Any) -> LLMConfig:
-    """The embedded offline baselines: the default so the pipeline runs with no keys."""
-    roles = {role: RoleConfig(model=model) for role, model in OFFLINE_MODELS.items()}
-    return LLMConfig(**roles, **{"max_concurrency": 16, **overrides})
+T = TypeVar("T")
 
 
 def offline_gateway(store_dir: Path, replay_only: bool = False) -> Gateway:
@@ -44,6 +39,17 @@ def offline_gateway(store_dir: Path, replay_only: bool = False) -> Gateway:
 
     register()
     return Gateway(offline_llm_config(replay_only=replay_only), store_dir)
+
+
+async def gather_all(aws: Iterable[Awaitable[T]]) -> list[T]:
+    """``asyncio.gather`` that lets every awaitable finish before raising the first error, so a
+    run that stops (a terminal provider error halts the gateway: the others fail fast) leaves
+    nothing running and no call cut off mid-flight."""
+    results = await asyncio.gather(*aws, return_exceptions=True)
+    for r in results:
+        if isinstance(r, BaseException):
+            raise r
+    return results  # type: ignore[return-value]
 
 
 class GenerateConfig(BaseModel):
@@ -222,7 +228,7 @@ class SingleFaultRun:
     def sample(self, graph: IntentGraph, cell: CellPlan, row: dict[str, Any]) -> dict[str, Any]:
         root = graph.root
         shifts = shift_options(self.adapter, graph)
-        models = {role: self.gateway.config.role(role).model for role in OFFLINE_MODELS}
+        models = role_models(self.gateway.config)
         return {
             "sample_id": content_hash(graph.graph_id, row["fault_types"], row["targets"], row["text"]),
             "benchmark": graph.benchmark, "task_id": graph.task_id, "graph_id": graph.graph_id,
@@ -250,7 +256,7 @@ class SingleFaultRun:
             if progress:
                 progress(done, len(cells))
 
-        await asyncio.gather(*(one(g, c) for g, c in cells))
+        await gather_all(one(g, c) for g, c in cells)
         order = {c.cell_id: i for i, (_, c) in enumerate(cells)}
         self.result.cells.sort(key=lambda r: order[r["cell_id"]])
         self.result.attempts.sort(key=lambda r: (order[r["cell_id"]], r["attempt"]))

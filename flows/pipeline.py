@@ -30,7 +30,8 @@ from flows.registry import ADAPTERS, UnknownBenchmark, adapter_for
 from miscue import corpus, graph_store
 from miscue.canonical import content_hash
 from miscue.graphs import GraphBuild, GraphBuilder
-from miscue.llm import Gateway
+from miscue.config import ModelOptions, recorded_llm, role_models
+from miscue.llm import RUN_STOPS, Gateway, LLMConfig, LLMError
 from miscue.planning import CellPlan, Planner
 from miscue.taxonomy import FAULT_TYPES, fault_type
 
@@ -95,17 +96,6 @@ def code_version() -> str:
     return f"miscue {pkg}+src.{h.hexdigest()[:12]}"
 
 
-def llm_config() -> Any:
-    from flows.generate import offline_llm_config
-
-    return offline_llm_config()
-
-
-def models() -> dict[str, str]:
-    cfg = llm_config()
-    return {role: cfg.role(role).model for role in ("writer", "extractor_a", "extractor_b")}
-
-
 def card_versions() -> dict[str, str]:
     from miscue import writing
 
@@ -118,15 +108,11 @@ def generate_config(attempts: int, fault_types: list[str], attempts_per_type: di
     return GenerateConfig(attempts=attempts, fault_types=fault_types, attempts_per_type=attempts_per_type or {})
 
 
-def resolved_config(benchmarks: list[str], gen: Any, graph_configs: dict[str, Any]) -> dict[str, Any]:
-    """The resolved configuration recorded (and hashed) in the manifest. No secrets: the LLM
-    config's transport parameters (keys, endpoints) are dropped."""
-    from miscue.llm import TRANSPORT_PARAMS
-
-    llm = llm_config().model_dump(mode="json")
-    for role in ("writer", "extractor_a", "extractor_b"):
-        llm[role]["params"] = {k: v for k, v in llm[role]["params"].items() if k not in TRANSPORT_PARAMS}
-    return {"benchmarks": benchmarks, "generate": gen.model_dump(mode="json"), "llm": llm, "graphs": graph_configs}
+def resolved_config(benchmarks: list[str], gen: Any, graph_configs: dict[str, Any], llm: LLMConfig) -> dict[str, Any]:
+    """The resolved configuration recorded (and hashed) in the manifest: no secrets and no run
+    controls (see :func:`miscue.config.recorded_llm`)."""
+    return {"benchmarks": benchmarks, "generate": gen.model_dump(mode="json"), "llm": recorded_llm(llm),
+            "graphs": graph_configs}
 
 
 # ------------------------------------------------------------------------------------- stages
@@ -145,6 +131,9 @@ class BenchmarkRun:
     result: Any = None  # flows.generate.RunResult
     seconds: dict[str, float] = field(default_factory=dict)
     composite_ks: list[int] = field(default_factory=list)
+    #: set when the run stopped cleanly (budget, terminal provider error, replay miss): nothing
+    #: of it is published; finished exchanges are in the store and a rerun resumes
+    stopped: LLMError | None = None
 
     @property
     def splits(self) -> dict[str, str]:
@@ -201,7 +190,11 @@ def stage_write_verify(run: BenchmarkRun, gen: Any, gateway: Gateway) -> Benchma
     if run.planner is not None:
         sfr.planner = run.planner
     label = f"cells {run.benchmark}"
-    result = asyncio.run(sfr.run(run.graphs.graphs, progress=lambda d, n: report_progress(label, d, n)))
+    try:
+        result = asyncio.run(sfr.run(run.graphs.graphs, progress=lambda d, n: report_progress(label, d, n)))
+    except RUN_STOPS as exc:
+        run.stopped = exc
+        return run
     result.graphs = run.graphs
     result.summary = {"benchmark": run.benchmark, **single_fault_summary(result.cells, result.attempts, result.calls)}
     run.result = result
@@ -220,23 +213,26 @@ def stage_composite(run: BenchmarkRun, ks: list[int], gateway: Gateway) -> Bench
     assert run.graphs is not None and run.result is not None
     t = time.perf_counter()
     label = f"composites {run.benchmark}"
-    comp = run_composites(run.adapter, run.graphs.graphs, gateway, CompositeConfig(ks=ks), run.splits,
-                          progress=lambda d, n: report_progress(label, d, n), planner=run.planner)
+    try:
+        comp = run_composites(run.adapter, run.graphs.graphs, gateway, CompositeConfig(ks=ks), run.splits,
+                              progress=lambda d, n: report_progress(label, d, n), planner=run.planner)
+    except RUN_STOPS as exc:
+        run.stopped = exc
+        return run
     merge_into(run.result, comp)
     run.composite_ks = list(ks)
     run.seconds["composite"] = round(time.perf_counter() - t, 2)
     return run
 
 
-def offline_gateway(artifacts: Path, salt: str | None = None) -> Gateway:
-    """The embedded offline models with the exchange store under ``artifacts/store``. With a
-    ``salt`` every request key also carries it (see :class:`SaltedGateway`)."""
-    from miscue.offline.provider import register
-
-    register()
+def make_gateway(artifacts: Path, options: ModelOptions | None = None, salt: str | None = None) -> Gateway:
+    """The run's gateway: the models of ``options`` (default: the embedded offline models) with
+    the exchange store under ``artifacts/store``. With a ``salt`` every request key also carries
+    it (see :class:`SaltedGateway`)."""
+    config = (options or ModelOptions()).resolve()
     if salt is None:
-        return Gateway(llm_config(), Path(artifacts) / "store")
-    return SaltedGateway(llm_config(), Path(artifacts) / "store", salt)
+        return Gateway(config, Path(artifacts) / "store")
+    return SaltedGateway(config, Path(artifacts) / "store", salt)
 
 
 class SaltedGateway(Gateway):
@@ -291,8 +287,9 @@ def arrow_tables(rows: dict[str, list[dict[str, Any]]]) -> dict[str, pa.Table]:
     return {name: corpus.table(name, r) for name, r in rows.items()}
 
 
-def run_stats(runs: list[BenchmarkRun]) -> dict[str, Any]:
-    """What this run did (manifest ``run``): model calls made vs answered from the store."""
+def run_stats(runs: list[BenchmarkRun], gateway: Gateway) -> dict[str, Any]:
+    """What this run did (manifest ``run``): model calls made vs answered from the store, and
+    what they cost against the run's cap."""
     per = {}
     for r in runs:
         calls = r.result.calls if r.result is not None else []
@@ -300,7 +297,8 @@ def run_stats(runs: list[BenchmarkRun]) -> dict[str, Any]:
         per[r.benchmark] = {"requests": len(calls), "model_calls": len(made), "store_hits": len(calls) - len(made),
                             "plans": r.plans, "seconds": r.seconds}
     return {"benchmarks": per, "model_calls": sum(v["model_calls"] for v in per.values()),
-            "requests": sum(v["requests"] for v in per.values())}
+            "requests": sum(v["requests"] for v in per.values()),
+            "budget": {"spent": round(gateway.spent, 6), "max_cost": gateway.config.max_cost}}
 
 
 def graph_configs(runs: list[BenchmarkRun]) -> dict[str, Any]:
@@ -311,16 +309,18 @@ def graph_configs(runs: list[BenchmarkRun]) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------ publish
 
 
-def publish_build(runs: list[BenchmarkRun], *, artifacts: Path, gen: Any, skip_unchanged: bool = False) -> dict[str, Any]:
+def publish_build(runs: list[BenchmarkRun], *, artifacts: Path, gen: Any, gateway: Gateway,
+                  skip_unchanged: bool = False) -> dict[str, Any]:
     """Publish the runs as a new version whose parent is the latest one (or, with
     ``skip_unchanged``, publish nothing when every table's content hash equals the latest's)."""
     artifacts = Path(artifacts)
+    swept = corpus.sweep_staging(artifacts)  # the build holds the run lock
     tables = arrow_tables(run_tables(runs))
     parent = corpus.latest(artifacts)
     benchmarks = [r.benchmark for r in runs]
-    config = resolved_config(benchmarks, gen, graph_configs(runs))
+    config = resolved_config(benchmarks, gen, graph_configs(runs), gateway.config)
     config["composite"] = {r.benchmark: {"ks": r.composite_ks, **CompositeDefaults} for r in runs if r.composite_ks}
-    stats = run_stats(runs)
+    stats = {**run_stats(runs, gateway), "swept_staging": swept}
     hashes = {n: corpus.content_hash_table(n, t) for n, t in tables.items()}
     if parent is not None and skip_unchanged:
         pman = corpus.manifest(artifacts, parent)
@@ -329,7 +329,7 @@ def publish_build(runs: list[BenchmarkRun], *, artifacts: Path, gen: Any, skip_u
             return {"version": None, "unchanged_from": parent, "parent": parent, "content_hashes": hashes, "run": stats}
     version = corpus.publish(
         tables, artifacts=artifacts, parent=parent, config=config, code_version=code_version(),
-        input_hashes={r.benchmark: r.adapter.input_hashes() for r in runs}, models=models(),
+        input_hashes={r.benchmark: r.adapter.input_hashes() for r in runs}, models=role_models(gateway.config),
         card_versions=card_versions(), extra={"kind": "build", "run": stats})
     return {"version": version, "parent": parent, "content_hashes": hashes, "run": stats}
 
@@ -366,6 +366,19 @@ def plan_regeneration(artifacts: Path, fault_type_: str, benchmark: str | None, 
     return RegenerationPlan(parent, fault_type_, scope, gen, salt, pman)
 
 
+def check_parent_models(plan: RegenerationPlan, llm: LLMConfig) -> None:
+    """A regeneration runs the parent's models (same model strings and recorded parameters), so
+    the child version's manifest stays true of every row; ValueError naming the difference."""
+    theirs = plan.parent_manifest["config"].get("llm", {})
+    mine = recorded_llm(llm)
+    diff = {role: (theirs.get(role, {}), mine[role]) for role in role_models(llm) if theirs.get(role) != mine[role]}
+    if diff:
+        detail = "; ".join(f"{role}: {a.get('model')} {a.get('params', {})} in {plan.parent}, now {b['model']} {b['params']}"
+                           for role, (a, b) in diff.items())
+        raise ValueError(f"regenerate must use the models of version {plan.parent} ({detail}); "
+                         "run `miscue build` to build a corpus with other models")
+
+
 def _replaced(parent: pa.Table, name: str, fault_type_: str, scope: list[str]) -> pa.Table:
     """The parent's rows that are carried over: everything except the regenerated type's rows
     of the benchmarks in scope (for ``llm_calls``: calls issued only by that type's attempts)."""
@@ -379,11 +392,13 @@ def _replaced(parent: pa.Table, name: str, fault_type_: str, scope: list[str]) -
     return parent.filter(pa.array(keep, pa.bool_()))
 
 
-def publish_regeneration(plan: RegenerationPlan, runs: list[BenchmarkRun], *, artifacts: Path) -> dict[str, Any]:
+def publish_regeneration(plan: RegenerationPlan, runs: list[BenchmarkRun], *, artifacts: Path,
+                         gateway: Gateway) -> dict[str, Any]:
     """A child version: the parent's rows with the regenerated type's rows of the benchmarks in
     scope replaced by the new run's; graph tables carried over (the run's graphs must be the
     parent's, else the parent is stale and a full build is needed)."""
     artifacts = Path(artifacts)
+    swept = corpus.sweep_staging(artifacts)  # the regeneration holds the run lock
     new = run_tables(runs)
     parent_graphs = corpus.read_table(artifacts, plan.parent, "graphs")
     for r in runs:
@@ -406,7 +421,7 @@ def publish_regeneration(plan: RegenerationPlan, runs: list[BenchmarkRun], *, ar
             tables[name] = pa.concat_tables([kept, corpus.table(name, new[name]).cast(kept.schema)])
         else:
             tables[name] = old
-    stats = run_stats(runs)
+    stats = {**run_stats(runs, gateway), "swept_staging": swept}
     pman = plan.parent_manifest
     config = {**pman["config"], "generate": plan.gen.model_dump(mode="json")}
     inputs = {**pman.get("input_hashes", {}), **{r.benchmark: r.adapter.input_hashes() for r in runs}}
@@ -414,7 +429,7 @@ def publish_regeneration(plan: RegenerationPlan, runs: list[BenchmarkRun], *, ar
                     "from": plan.parent}
     version = corpus.publish(
         tables, artifacts=artifacts, parent=plan.parent, config=config, code_version=code_version(),
-        input_hashes=inputs, models=models(), card_versions=card_versions(),
+        input_hashes=inputs, models=role_models(gateway.config), card_versions=card_versions(),
         extra={"kind": "regenerate", "regeneration": regeneration, "run": stats})
     return {"version": version, "parent": plan.parent, "regeneration": regeneration, "run": stats}
 
@@ -423,30 +438,33 @@ def publish_regeneration(plan: RegenerationPlan, runs: list[BenchmarkRun], *, ar
 
 
 def build(benchmarks: list[str] | None = None, fault_types: list[str] | None = None, attempts: int = 4,
-          artifacts: Path = Path("artifacts"), skip_unchanged: bool = False, composite_ks: list[int] | None = None) -> dict[str, Any]:
+          artifacts: Path = Path("artifacts"), skip_unchanged: bool = False, composite_ks: list[int] | None = None,
+          models: ModelOptions | None = None) -> dict[str, Any]:
     """The whole build without Prefect (the flow runs the same stages as tasks)."""
     from miscue import reports
     from miscue.runlock import run_lock
 
     with run_lock(Path(artifacts), command="miscue build (no flow)"):
-        return _build(benchmarks, fault_types, attempts, Path(artifacts), skip_unchanged, composite_ks, reports)
+        return _build(benchmarks, fault_types, attempts, Path(artifacts), skip_unchanged, composite_ks, models, reports)
 
 
 def _build(benchmarks: list[str] | None, fault_types: list[str] | None, attempts: int, artifacts: Path,
-           skip_unchanged: bool, composite_ks: list[int] | None, reports: Any) -> dict[str, Any]:
+           skip_unchanged: bool, composite_ks: list[int] | None, models: ModelOptions | None, reports: Any) -> dict[str, Any]:
     names, types = check_benchmarks(benchmarks), check_fault_types(fault_types)
     gen = generate_config(attempts, types)
-    gateway = offline_gateway(Path(artifacts))
+    gateway = make_gateway(Path(artifacts), models)
     runs = []
     for b in names:
         run = stage_load(b)
         stage_graphs(run)
         stage_plan(run, types)
         stage_write_verify(run, gen, gateway)
-        if composite_ks:
+        if composite_ks and not run.stopped:
             stage_composite(run, composite_ks, gateway)
+        if run.stopped:
+            raise run.stopped
         runs.append(run)
-    out = publish_build(runs, artifacts=Path(artifacts), gen=gen, skip_unchanged=skip_unchanged)
+    out = publish_build(runs, artifacts=Path(artifacts), gen=gen, gateway=gateway, skip_unchanged=skip_unchanged)
     if out["version"]:
         out["report"] = reports.write_report(Path(artifacts), out["version"])
     return out

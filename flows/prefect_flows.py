@@ -26,10 +26,12 @@ from typing import Any, Optional  # noqa: E402
 from prefect import flow, task  # noqa: E402
 from prefect.artifacts import create_markdown_artifact, create_table_artifact  # noqa: E402
 from prefect.cache_policies import NO_CACHE  # noqa: E402
+from prefect.states import Failed  # noqa: E402
 from prefect.utilities.annotations import quote  # noqa: E402
 
 from flows import pipeline  # noqa: E402
 from flows.pipeline import BenchmarkRun  # noqa: E402
+from miscue.config import ModelOptions  # noqa: E402
 
 
 def _stage(name: str) -> Any:
@@ -62,13 +64,14 @@ def composite(benchmark: str, run: BenchmarkRun, ks: list[int], gateway: Any) ->
 
 
 @task(name="publish", cache_policy=NO_CACHE, persist_result=False)
-def publish(runs: list[BenchmarkRun], artifacts: str, gen: Any, skip_unchanged: bool) -> dict[str, Any]:
-    return pipeline.publish_build(runs, artifacts=Path(artifacts), gen=gen, skip_unchanged=skip_unchanged)
+def publish(runs: list[BenchmarkRun], artifacts: str, gen: Any, gateway: Any, skip_unchanged: bool) -> dict[str, Any]:
+    return pipeline.publish_build(runs, artifacts=Path(artifacts), gen=gen, gateway=gateway, skip_unchanged=skip_unchanged)
 
 
 @task(name="publish-regeneration", cache_policy=NO_CACHE, persist_result=False)
-def publish_regeneration(plan_: pipeline.RegenerationPlan, runs: list[BenchmarkRun], artifacts: str) -> dict[str, Any]:
-    return pipeline.publish_regeneration(plan_, runs, artifacts=Path(artifacts))
+def publish_regeneration(plan_: pipeline.RegenerationPlan, runs: list[BenchmarkRun], artifacts: str,
+                         gateway: Any) -> dict[str, Any]:
+    return pipeline.publish_regeneration(plan_, runs, artifacts=Path(artifacts), gateway=gateway)
 
 
 @task(name="report", task_run_name="report-{version}", cache_policy=NO_CACHE, persist_result=False)
@@ -97,31 +100,46 @@ def _stages(benchmarks: list[str], types: list[str], gen: Any, gateway: Any,
         run = graphs(b, quote(run))
         run = plan(b, quote(run), types)
         run = write_verify(b, quote(run), quote(gen), quote(gateway))
-        if composite_ks:
+        if composite_ks and not run.stopped:
             run = composite(b, quote(run), composite_ks, quote(gateway))
         runs.append(run)
+        if run.stopped:
+            break  # the gateway is halted: the other benchmarks would stop at their first call
     return runs
+
+
+def _stopped(runs: list[BenchmarkRun]) -> Any:
+    """The flow's end when a run stopped cleanly: a Failed state carrying the error (raised to a
+    caller of the flow, e.g. the CLI, which exits 3), without a task traceback in the log."""
+    stop = next((r.stopped for r in runs if r.stopped is not None), None)
+    if stop is None:
+        return None
+    return Failed(message=f"stopped cleanly before publishing (finished exchanges are in the store; "
+                          f"rerun to resume): {stop}", data=stop)
 
 
 @flow(name="miscue-build", flow_run_name="build-{attempts}-attempts", validate_parameters=True)
 def build_flow(benchmarks: Optional[list[str]] = None, fault_types: Optional[list[str]] = None, attempts: int = 4,
                artifacts: str = "artifacts", skip_unchanged: bool = False,
-               composite_ks: Optional[list[int]] = None) -> dict[str, Any]:
-    """All configured benchmarks: load -> graphs -> plan -> write/verify -> publish -> report."""
+               composite_ks: Optional[list[int]] = None, models: Optional[ModelOptions] = None) -> dict[str, Any]:
+    """All configured benchmarks: load -> graphs -> plan -> write/verify -> publish -> report.
+    ``models``: the model configuration's path and the run's limits (default: offline models)."""
     from miscue.runlock import run_lock
 
     with run_lock(Path(artifacts), command="miscue build"):  # one run per artifacts directory
-        return _build(benchmarks, fault_types, attempts, artifacts, skip_unchanged, composite_ks)
+        return _build(benchmarks, fault_types, attempts, artifacts, skip_unchanged, composite_ks, models)
 
 
 def _build(benchmarks: Optional[list[str]], fault_types: Optional[list[str]], attempts: int, artifacts: str,
-           skip_unchanged: bool, composite_ks: Optional[list[int]]) -> dict[str, Any]:
+           skip_unchanged: bool, composite_ks: Optional[list[int]], models: Optional[ModelOptions]) -> dict[str, Any]:
     names = pipeline.check_benchmarks(benchmarks)
     types = pipeline.check_fault_types(fault_types)
     gen = pipeline.generate_config(attempts, types)
-    gateway = pipeline.offline_gateway(Path(artifacts))
+    gateway = pipeline.make_gateway(Path(artifacts), models)
     runs = _stages(names, types, gen, gateway, composite_ks)
-    out = publish(quote(runs), artifacts, quote(gen), skip_unchanged)
+    if (stopped := _stopped(runs)) is not None:
+        return stopped
+    out = publish(quote(runs), artifacts, quote(gen), quote(gateway), skip_unchanged)
     out["summaries"] = [r.result.summary for r in runs]
     if out["version"]:
         out["report"] = report(out["version"], artifacts)
@@ -133,20 +151,24 @@ def _build(benchmarks: Optional[list[str]], fault_types: Optional[list[str]], at
 
 @flow(name="miscue-regenerate", flow_run_name="regenerate-{fault_type}", validate_parameters=True)
 def regenerate_flow(fault_type: str, benchmark: Optional[str] = None, parent: Optional[str] = None,
-                    artifacts: str = "artifacts") -> dict[str, Any]:
+                    artifacts: str = "artifacts", models: Optional[ModelOptions] = None) -> dict[str, Any]:
     """One fault type (optionally one benchmark) regenerated into a child version of ``parent``
-    (default: the latest); every other row is carried over unchanged."""
+    (default: the latest) with the parent's models; every other row is carried over unchanged."""
     from miscue.runlock import run_lock
 
     with run_lock(Path(artifacts), command=f"miscue regenerate {fault_type}"):
-        return _regenerate(fault_type, benchmark, parent, artifacts)
+        return _regenerate(fault_type, benchmark, parent, artifacts, models)
 
 
-def _regenerate(fault_type: str, benchmark: Optional[str], parent: Optional[str], artifacts: str) -> dict[str, Any]:
+def _regenerate(fault_type: str, benchmark: Optional[str], parent: Optional[str], artifacts: str,
+                models: Optional[ModelOptions]) -> dict[str, Any]:
     plan_ = pipeline.plan_regeneration(Path(artifacts), fault_type, benchmark, parent)
-    gateway = pipeline.offline_gateway(Path(artifacts), salt=plan_.salt)
+    gateway = pipeline.make_gateway(Path(artifacts), models, salt=plan_.salt)
+    pipeline.check_parent_models(plan_, gateway.config)
     runs = _stages(plan_.benchmarks, [fault_type], plan_.gen.model_copy(update={"fault_types": [fault_type]}), gateway)
-    out = publish_regeneration(quote(plan_), quote(runs), artifacts)
+    if (stopped := _stopped(runs)) is not None:
+        return stopped
+    out = publish_regeneration(quote(plan_), quote(runs), artifacts, quote(gateway))
     out["summaries"] = [r.result.summary for r in runs]
     out["report"] = report(out["version"], artifacts)
     return out

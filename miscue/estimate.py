@@ -1,4 +1,5 @@
-"""A pre-run estimate of a single-fault run's model calls, tokens and cost (DESIGN section 8).
+"""A pre-run estimate of a build's model calls, tokens and cost (DESIGN section 8): the
+single-fault cells (:func:`estimate`) and the composites (:func:`estimate_composite`).
 
 ``estimate(adapter, graphs, config, gateway)`` walks the plan: every planned cell (graph root x
 applicable fault type) and each of its attempts, weighted by the probability that the attempt
@@ -10,8 +11,12 @@ forms of extractor A; extractor B when A matches the plan, ``B_RATE``).
   (:func:`miscue.llm.count_tokens`): exact for the writer; for the extractors exact when the
   writer's answer is already in the store, otherwise rendered over a stand-in text of the
   expected length.
-- Calls already answered in the exchange store are free and are subtracted: the writer call by
-  its exact key, and the blind extractor A call when the writer's text is stored.
+- Calls already answered in the exchange store are free and are subtracted. An attempt whose
+  writer request is stored ran before, and the same text takes the same path: its extractor
+  requests are the stored ones (an unstored one was not needed). Whether the cell ended there
+  comes from ``outcomes`` (a published version's cells); unknown, the next attempt is weighted
+  as any other. So a rebuild of a published run predicts zero calls, and raising ``attempts``
+  predicts exactly the rejected cells' new attempts.
 - Completion tokens are the mean of the store's answers for the same model and role when the
   store holds some, else ``PRIOR_COMPLETION_TOKENS``.
 - Cost uses :meth:`miscue.llm.Gateway.price` (configured ``prices``, else litellm's cost map).
@@ -33,6 +38,12 @@ from miscue.planning import PlanError, Planner
 ATTEMPT_ADMIT_RATE = 0.9  # probability that one attempt is admitted
 A_TARGETED_RATE = 1.0  # extractor A's blind answer names a flaw, so its targeted form follows
 B_RATE = 0.93  # extractor A matched the plan, so extractor B runs (blind + targeted)
+# Composite attempts (per k), from an offline build of all three hosts with --composite 2,3,4:
+# attempt admit rate, the share of attempts where extractor B runs (A found every component),
+# and the share of planned components A finds (each found one gets a targeted call).
+COMPOSITE_ATTEMPT_ADMIT_RATE = {2: 0.6, 3: 0.47, 4: 0.32}
+COMPOSITE_B_RATE = {2: 0.7, 3: 0.52, 4: 0.45}
+COMPOSITE_FOUND_RATE = 0.85
 PRIOR_COMPLETION_TOKENS = {"writer": 200, "extractor_a": 45, "extractor_b": 50}
 
 
@@ -64,79 +75,231 @@ def _stored_text(gateway: Gateway, key: str) -> str | None:
     return record.text if record is not None and record.ok else None
 
 
-def estimate(adapter: Any, graphs: list[Any], config: Any, gateway: Gateway) -> dict[str, Any]:
-    """Predicted calls, tokens and cost of a single-fault run of ``graphs`` under ``config``
-    (a :class:`flows.generate.GenerateConfig`), minus what ``gateway``'s store already holds."""
-    planner = Planner(adapter)
-    completion = _completion_means(gateway)
-    prices = {role: gateway.price(gateway.config.role(role).model) for role in ROLES}
-    per_role = {role: {"calls": 0.0, "store_hits": 0.0, "prompt_tokens": 0.0, "completion_tokens": 0.0, "cost": 0.0}
-                for role in ROLES}
-    cells = planned = 0
-    expected_attempts = 0.0
+def _replay_extractions(gateway: Gateway, tally: "_Tally", inp: ExtractionInput) -> None:
+    """Count as store hits the extractor requests of a stored attempt: each role's blind form
+    and, when its stored answer names a flaw, the targeted form of that flaw."""
+    blind, blind_version = writing.render_blind(inp)
+    for role in ("extractor_a", "extractor_b"):
+        blind_text = _stored_text(gateway, gateway.key(role, blind, blind_version))
+        if blind_text is None:
+            continue
+        tally.add(role, blind, 1.0, True)
+        parsed = writing.parse_blind(blind_text)
+        if parsed is None or parsed.flaw == "none":
+            continue
+        targeted, targeted_version = writing.render_targeted(inp, parsed.flaw)
+        if _stored_text(gateway, gateway.key(role, targeted, targeted_version)) is not None:
+            tally.add(role, targeted, 1.0, True)
 
-    def add(role: str, messages: list[dict[str, Any]], weight: float, stored: bool) -> None:
-        slot = per_role[role]
+
+class _Tally:
+    """Expected calls, store hits, tokens and cost per role."""
+
+    def __init__(self, gateway: Gateway) -> None:
+        self.completion = _completion_means(gateway)
+        self.prices = {role: gateway.price(gateway.config.role(role).model) for role in ROLES}
+        self.per_role = {role: {"calls": 0.0, "store_hits": 0.0, "prompt_tokens": 0.0, "completion_tokens": 0.0,
+                                "cost": 0.0} for role in ROLES}
+
+    def add(self, role: str, messages: list[dict[str, Any]], weight: float, stored: bool) -> None:
+        self.add_tokens(role, count_tokens(messages), weight, stored)
+
+    def add_tokens(self, role: str, prompt: float, weight: float, stored: bool) -> None:
+        slot = self.per_role[role]
         if stored:
             slot["store_hits"] += weight
             return
-        prompt = count_tokens(messages)
-        pin, pout = prices[role]
+        pin, pout = self.prices[role]
         slot["calls"] += weight
         slot["prompt_tokens"] += weight * prompt
-        slot["completion_tokens"] += weight * completion[role]
-        slot["cost"] += weight * (prompt * pin + completion[role] * pout)
+        slot["completion_tokens"] += weight * self.completion[role]
+        slot["cost"] += weight * (prompt * pin + self.completion[role] * pout)
 
-    stand_in = " ".join(["word"] * int(round(completion["writer"])))
+    def totals(self) -> dict[str, Any]:
+        total = {k: sum(r[k] for r in self.per_role.values())
+                 for k in ("calls", "store_hits", "prompt_tokens", "completion_tokens", "cost")}
+        return {
+            "calls": round(total["calls"], 1), "store_hits": round(total["store_hits"], 1),
+            "prompt_tokens": round(total["prompt_tokens"]), "completion_tokens": round(total["completion_tokens"]),
+            "cost": round(total["cost"], 6),
+            "per_role": {role: {k: round(v, 6 if k == "cost" else 1) for k, v in r.items()}
+                         for role, r in self.per_role.items()},
+        }
+
+
+def estimate(adapter: Any, graphs: list[Any], config: Any, gateway: Gateway, planner: Planner | None = None,
+             outcomes: dict[str, str] | None = None) -> dict[str, Any]:
+    """Predicted calls, tokens and cost of a single-fault run of ``graphs`` under ``config``
+    (a :class:`flows.generate.GenerateConfig`), minus what ``gateway``'s store already holds.
+    ``outcomes``: cell id -> ``admitted`` / ``rejected`` from an earlier run with the same cards
+    and models (a published version's ``cells``), which says whether a cell whose stored
+    attempts ran before ended there."""
+    outcomes = outcomes or {}
+    planner = planner or Planner(adapter)
+    tally = _Tally(gateway)
+    cells = planned = 0
+    expected_attempts = 0.0
+    stand_in = " ".join(["word"] * int(round(tally.completion["writer"])))
     for graph in graphs:
         for cell in planner.cells(graph, config.fault_types):
             cells += 1
             if cell.status != "planned":
                 continue
             planned += 1
-            weight = 1.0
+            weight, replayed = 1.0, False
             for index in range(config.attempts_for(cell.fault_type)):
-                expected_attempts += weight
                 try:
                     plan = planner.attempt(cell, graph, index)
                 except PlanError:
+                    expected_attempts += weight
                     weight *= 1 - ATTEMPT_ADMIT_RATE
                     continue
                 brief = plan.brief
                 messages, version = writing.render_writer(brief)
-                key = gateway.key("writer", messages, version)
-                text = _stored_text(gateway, key)
-                add("writer", messages, weight, text is not None)
+                text = _stored_text(gateway, gateway.key("writer", messages, version))
+                if text is None and replayed:
+                    status = outcomes.get(cell.cell_id)
+                    if status == "admitted":
+                        break  # the stored attempt before this one ended the cell
+                    # rejected: this attempt runs; unknown (e.g. a stopped run): it may
+                    weight = 1.0 if status == "rejected" else 1 - ATTEMPT_ADMIT_RATE
+                    replayed = False
+                expected_attempts += weight
+                tally.add("writer", messages, weight, text is not None)
                 inp = ExtractionInput(context=brief.context, request=brief.request,
                                       requirements=brief.requirements, text=(text or stand_in).strip())
+                if text is not None:
+                    # this attempt ran before: the same text takes the same path, so its
+                    # extractor calls are the stored ones (a request not stored was not needed)
+                    replayed = True
+                    _replay_extractions(gateway, tally, inp)
+                    continue
                 blind, blind_version = writing.render_blind(inp)
                 for role, rate in (("extractor_a", 1.0), ("extractor_b", B_RATE)):
-                    # follow the store as far as it answers: blind answer -> its flaw -> targeted form
-                    blind_text = _stored_text(gateway, gateway.key(role, blind, blind_version)) if text else None
-                    if role == "extractor_b" and blind_text is not None:
-                        rate = 1.0  # B ran for this attempt before
-                    add(role, blind, weight * rate, blind_text is not None)
-                    parsed = writing.parse_blind(blind_text) if blind_text is not None else None
-                    if blind_text is not None and (parsed is None or parsed.flaw == "none"):
-                        continue  # no targeted form follows
-                    flaw = parsed.flaw if parsed is not None else FLAWS[0]
-                    targeted, targeted_version = writing.render_targeted(inp, flaw)
-                    targeted_stored = parsed is not None and _stored_text(
-                        gateway, gateway.key(role, targeted, targeted_version)) is not None
-                    add(role, targeted, weight * rate * (1.0 if parsed is not None else A_TARGETED_RATE), targeted_stored)
+                    tally.add(role, blind, weight * rate, False)
+                    targeted, _ = writing.render_targeted(inp, FLAWS[0])
+                    tally.add(role, targeted, weight * rate * A_TARGETED_RATE, False)
                 weight *= 1 - ATTEMPT_ADMIT_RATE
-
-    total = {k: sum(r[k] for r in per_role.values()) for k in ("calls", "store_hits", "prompt_tokens", "completion_tokens", "cost")}
-    rounded = {role: {k: round(v, 6 if k == "cost" else 1) for k, v in r.items()} for role, r in per_role.items()}
     return {
         "benchmark": getattr(adapter, "benchmark", None),
         "graphs": len(graphs), "cells": cells, "planned_cells": planned,
         "expected_attempts": round(expected_attempts, 1),
-        "calls": round(total["calls"], 1), "store_hits": round(total["store_hits"], 1),
-        "prompt_tokens": round(total["prompt_tokens"]), "completion_tokens": round(total["completion_tokens"]),
-        "cost": round(total["cost"], 6),
-        "per_role": rounded,
+        **tally.totals(),
         "models": {role: gateway.config.role(role).model for role in ROLES},
         "assumptions": {"attempt_admit_rate": ATTEMPT_ADMIT_RATE, "a_targeted_rate": A_TARGETED_RATE,
-                        "b_rate": B_RATE, "completion_tokens": {r: round(v, 1) for r, v in completion.items()}},
+                        "b_rate": B_RATE, "completion_tokens": {r: round(v, 1) for r, v in tally.completion.items()}},
     }
+
+
+def estimate_composite(adapter: Any, graphs: list[Any], config: Any, gateway: Gateway,
+                       planner: Planner | None = None) -> dict[str, Any]:
+    """Predicted calls, tokens and cost of the composite part of a build (``config``: a
+    :class:`flows.composite.CompositeConfig`), minus what the store holds.
+
+    Which draws a composite run makes depends on the samples it admits (coverage control), so
+    this is a model, not a walk: per k, every graph's first draw is planned as the run's first
+    wave plans it and its prompts are rendered (writer, second pass when the draw needs one,
+    the multi-flaw blind form and the k component forms); the run is expected to make
+    ``per_k / P(draw admitted)`` draws (capped by ``max_draws`` and the graphs' draw limits),
+    each with the sampled mean calls and tokens. The share of sampled writer requests already in
+    the store is taken as the share of the run the store answers.
+    """
+    from miscue.planning import CompositePlanner
+
+    composer = CompositePlanner(planner or Planner(adapter))
+    tally = _Tally(gateway)
+    stand_in = " ".join(["word"] * int(round(tally.completion["writer"])))
+    per_k: dict[int, dict[str, Any]] = {}
+    for k in config.ks:
+        p = COMPOSITE_ATTEMPT_ADMIT_RATE[k]
+        attempts_per_draw = sum((1 - p) ** i for i in range(config.attempts))
+        p_draw = 1 - (1 - p) ** config.attempts
+        sampled = stored = 0
+        tokens: dict[str, list[float]] = {"writer": [], "transform": [], "multi": [], "component": []}
+        two_pass = 0
+        for graph in graphs:
+            draw = composer.draw(graph, k, 0, list(config.fault_types))
+            if isinstance(draw, str):
+                continue
+            try:
+                plan = composer.attempt(draw, graph, 0)
+            except PlanError:
+                continue
+            sampled += 1
+            messages, version = writing.render_composite([ap.brief for ap in plan.content])
+            text = _stored_text(gateway, gateway.key("writer", messages, version))
+            stored += text is not None
+            tokens["writer"].append(count_tokens(messages))
+            if plan.two_pass:
+                two_pass += 1
+                transform, _ = writing.render_transform(text or stand_in, plan.transform_briefs(), [])
+                tokens["transform"].append(count_tokens(transform))
+            base = plan.briefs[0]
+            inp = ExtractionInput(context=base.context, request=base.request, requirements=base.requirements,
+                                  text=(text or stand_in).strip())
+            tokens["multi"].append(count_tokens(writing.render_multi(inp)[0]))
+            for ap in plan.components:
+                tokens["component"].append(count_tokens(writing.render_component(inp, FLAWS[0])[0]))
+        if not sampled:
+            per_k[k] = {"drawable_graphs": 0, "expected_draws": 0.0}
+            continue
+        mean = {name: (sum(v) / len(v) if v else 0.0) for name, v in tokens.items()}
+        draws = min(float(config.max_draws), float(sampled * config.max_draws_per_graph), config.per_k / p_draw)
+        attempts = draws * attempts_per_draw
+        share_stored = stored / sampled
+        for in_store, weight in ((False, attempts * (1 - share_stored)), (True, attempts * share_stored)):
+            tally.add_tokens("writer", mean["writer"], weight, in_store)
+            tally.add_tokens("writer", mean["transform"], weight * two_pass / sampled, in_store)
+            for role, rate in (("extractor_a", 1.0), ("extractor_b", COMPOSITE_B_RATE[k])):
+                found = COMPOSITE_FOUND_RATE if role == "extractor_a" else 1.0  # B runs when A found all
+                tally.add_tokens(role, mean["multi"], weight * rate, in_store)
+                tally.add_tokens(role, mean["component"], weight * rate * k * found, in_store)
+        per_k[k] = {"drawable_graphs": sampled, "expected_draws": round(draws, 1),
+                    "expected_attempts": round(attempts, 1), "two_pass_share": round(two_pass / sampled, 3),
+                    "stored_share": round(share_stored, 3)}
+    return {
+        "benchmark": getattr(adapter, "benchmark", None), "ks": list(config.ks), "per_k": per_k,
+        "expected_attempts": round(sum(v.get("expected_attempts", 0.0) for v in per_k.values()), 1),
+        **tally.totals(),
+        "assumptions": {"attempt_admit_rate": {k: COMPOSITE_ATTEMPT_ADMIT_RATE[k] for k in config.ks},
+                        "b_rate": {k: COMPOSITE_B_RATE[k] for k in config.ks}, "found_rate": COMPOSITE_FOUND_RATE,
+                        "completion_tokens": {r: round(v, 1) for r, v in tally.completion.items()}},
+    }
+
+
+def estimate_replay(benchmark: str, calls: dict[int, list[dict[str, Any]]], attempts: int,
+                    gateway: Gateway) -> dict[str, Any]:
+    """The composite estimate when a published version was built by this same code, cards and
+    composite configuration: the run then makes exactly that version's composite requests again
+    (draws depend only on the graphs and the admitted samples), so ``calls`` (per k: its
+    ``llm_calls`` rows with ``role``, ``call_id`` and tokens) is the run, and each request the
+    store holds is free. Exact, not a model."""
+    tally = _Tally(gateway)
+    per_k: dict[int, dict[str, Any]] = {}
+    for k, rows in sorted(calls.items()):
+        stored = 0
+        for row in rows:
+            hit = _stored_text(gateway, row["call_id"]) is not None
+            stored += hit
+            if hit:
+                tally.add_tokens(row["role"], 0, 1.0, True)
+                continue
+            slot, (pin, pout) = tally.per_role[row["role"]], tally.prices[row["role"]]
+            slot["calls"] += 1
+            slot["prompt_tokens"] += row["prompt_tokens"]
+            slot["completion_tokens"] += row["completion_tokens"]
+            slot["cost"] += row["prompt_tokens"] * pin + row["completion_tokens"] * pout
+        per_k[k] = {"requests": len(rows), "stored_share": round(stored / len(rows), 3) if rows else 1.0}
+    return {"benchmark": benchmark, "ks": sorted(calls), "per_k": per_k, "method": "replay of a published version",
+            "expected_attempts": float(attempts), **tally.totals()}
+
+
+def combine(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The sum of several estimates (benchmarks, single-fault and composite parts)."""
+    keys = ("calls", "store_hits", "prompt_tokens", "completion_tokens", "cost", "expected_attempts")
+    total: dict[str, Any] = {key: sum(p.get(key, 0) for p in parts) for key in keys}
+    total["cost"] = round(total["cost"], 6)
+    total["calls"] = round(total["calls"], 1)
+    total["store_hits"] = round(total["store_hits"], 1)
+    total["expected_attempts"] = round(total["expected_attempts"], 1)
+    return total

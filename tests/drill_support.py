@@ -22,6 +22,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from miscue.canonical import canonical_json
+from miscue.llm import count_tokens
 from miscue.offline.provider import answer
 from openai_stub import Action, StubServer, _Handler, _Server, reply
 
@@ -79,7 +80,9 @@ class ModelServer(StubServer):
             self.seen.append((self.segment, request_id(str(body.get("model")), body.get("messages"))))
         if action is not self.default:
             return action
-        return reply(answer(OFFLINE[body["model"]], body["messages"]))
+        text = answer(OFFLINE[body["model"]], body["messages"])
+        # usage as the offline models report it (whitespace tokens), so costs are realistic
+        return reply(text, prompt_tokens=count_tokens(body["messages"]), completion_tokens=len(text.split()))
 
     def start(self) -> "ModelServer":
         stub = self
@@ -162,6 +165,51 @@ def wait_for(pred: Any, timeout: float, step: float = 0.05) -> bool:
             return True
         time.sleep(step)
     return False
+
+
+# Provider keys the secrets drills plant (in the environment and in every role's params) and then
+# look for everywhere; the tails catch a key that was cut or partly masked.
+ENV_KEYS = {"OPENAI_API_KEY": "sk-drill-env-0123456789abcdef", "ANTHROPIC_API_KEY": "sk-ant-drill-env-fedcba9876543210"}
+PARAM_KEY = "sk-drill-param-5a5a5a5a5a5a5a5a"
+SECRETS = [*ENV_KEYS.values(), PARAM_KEY, "5a5a5a5a5a5a5a5a", "0123456789abcdef", "fedcba9876543210"]
+
+
+def scan_for_secrets(roots: list[Path], texts: dict[str, str]) -> list[tuple[str, str]]:
+    """(where, secret) for every planted key found in a file under ``roots`` or in ``texts``."""
+    hits = []
+    for root in map(Path, roots):
+        for path in ([root] if root.is_file() else root.rglob("*")):
+            if path.is_file():
+                data = path.read_bytes()
+                hits += [(str(path), s) for s in SECRETS if s.encode() in data]
+    for label, text in texts.items():
+        hits += [(label, s) for s in SECRETS if s in text]
+    return hits
+
+
+def kill_at_store_sizes(start: Any, artifacts: Path, thresholds: list[int], server: ModelServer,
+                        timeout: float = 180) -> tuple[list[int], list[set[str]]]:
+    """Start a run (``start()`` returns its Popen) once per threshold and SIGKILL it as soon as
+    the store holds that many exchanges; the server's segment label is the kill's index. Returns
+    the store sizes observed at each kill and the finished request identities at each kill."""
+    observed: list[int] = []
+    finished: list[set[str]] = []
+    for i, threshold in enumerate(thresholds):
+        server.segment = i
+        proc = start()
+        try:
+            reached = wait_for(lambda: len(store_files(artifacts)) >= threshold or proc.poll() is not None, timeout, 0.01)
+            assert reached and proc.poll() is None, f"the run ended before kill point {threshold}"
+        finally:
+            kill(proc)
+        observed.append(len(store_files(artifacts)))
+        finished.append(store_request_ids(artifacts))
+    return observed, finished
+
+
+def repeated_requests(seen: list[tuple[int, str]], finished: list[set[str]]) -> list[tuple[int, str]]:
+    """Requests sent in a segment after a kill at which they had already finished."""
+    return [(seg, rid) for seg, rid in seen if any(rid in finished[k] for k in range(min(seg, len(finished))))]
 
 
 PY = sys.executable

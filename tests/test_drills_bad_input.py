@@ -51,17 +51,23 @@ def test_malformed_configuration(published, tmp_path):
     code, text = _cli(art, "run-single", "-b", BENCH, "--llm-config", str(same_family))
     assert code == 2 and "same.json" in text and "different families" in text, text
 
-    from flows.budget_cli import load_llm_config
+    for command in (["build", "-b", BENCH], ["regenerate", "-t", FAULT], ["estimate", "-b", BENCH]):
+        code, text = _cli(art, *command, "--llm-config", str(same_family))
+        assert code == 2 and "same.json" in text and "different families" in text, (command, text)
+    code, text = _cli(art, "build", "-b", BENCH, "--max-cost", "-1")
+    assert code == 2 and "--max-cost must be >= 0" in text, text
+
+    from miscue.config import model_options
 
     reserved = tmp_path / "reserved.json"
     reserved.write_text(json.dumps({**roles, "extractor_b": {"model": "anthropic/claude-3-haiku", "params": {"timeout": 5}},
                                     "max_concurrency": 0, "colour": "blue"}))
     with pytest.raises(ValueError) as info:
-        load_llm_config(reserved)
+        model_options(reserved).resolve()
     msg = str(info.value)
     assert "reserved.json" in msg and "extractor_b.params" in msg and "max_concurrency" in msg and "colour" in msg, msg
     with pytest.raises(ValueError, match="does not exist"):
-        load_llm_config(tmp_path / "missing.json")
+        model_options(tmp_path / "missing.json").resolve()
     assert not (art / "store").exists() and not (art / "runs").exists(), "nothing was run"
 
 

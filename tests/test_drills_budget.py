@@ -55,7 +55,7 @@ def test_budget_exceeded_is_a_terminal_error_in_the_gateway(tmp_path):
 
     import pytest
 
-    from flows.generate import offline_llm_config
+    from miscue.config import offline_llm_config
     from miscue.llm import BudgetExceeded, Gateway, TerminalProviderError
     from miscue.offline.provider import register
 
@@ -66,3 +66,34 @@ def test_budget_exceeded_is_a_terminal_error_in_the_gateway(tmp_path):
         asyncio.run(gw.complete("writer", [{"role": "user", "content": "write something"}], "v1"))
     assert isinstance(info.value, TerminalProviderError) and info.value.kind == "budget"
     assert list((tmp_path / "store").rglob("*.json")) == [], "a refused call writes nothing"
+
+
+def test_estimate_after_a_published_build_is_exact(tmp_path):
+    """After a build, `miscue estimate` of the same build predicts zero model calls (single-fault
+    cells and composites: every request is in the store and replays the same way), and with one
+    more attempt per cell it predicts exactly one new attempt per rejected cell."""
+    import duckdb
+
+    from flows import pipeline
+
+    types = [FAULT, "factual_error"]
+    out = pipeline.build([BENCH], types, attempts=1, artifacts=tmp_path, composite_ks=[2])
+    root = tmp_path / "corpora" / out["version"]
+    rejected, calls = duckdb.connect().execute(
+        f"select (select count(*) from '{root}/cells.parquet' where k = 1 and status = 'rejected'), "
+        f"(select count(*) from '{root}/llm_calls.parquet')").fetchone()
+    common = ["-b", BENCH, "-t", types[0], "-t", types[1], "--composite", "2", "--price", PRICE,
+              "--artifacts", str(tmp_path), "--json"]
+    same = json.loads(run(cli("estimate", "--attempts", "1", *common), timeout=120).stdout)
+    part = same["benchmarks"][BENCH]
+    assert same["calls"] == 0 and same["cost"] == 0, same
+    assert part["composite"]["method"] == "replay of a published version"
+    assert part["composite"]["store_hits"] > 0 and part["single"]["store_hits"] > 0
+    assert same["store_hits"] <= calls
+
+    more = json.loads(run(cli("estimate", "--attempts", "2", *common), timeout=120).stdout)
+    extra = more["benchmarks"][BENCH]["single"]["expected_attempts"] - part["single"]["expected_attempts"]
+    assert rejected > 0 and extra == rejected, (extra, rejected)
+    assert more["calls"] > 0 and more["benchmarks"][BENCH]["composite"]["calls"] == 0
+    print(f"rebuild estimate: 0 calls, {same['store_hits']} store hits (build made {calls}); "
+          f"--attempts 2: {extra} more attempts for {rejected} rejected cells, ~{more['calls']} calls")
