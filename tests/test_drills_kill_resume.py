@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import subprocess
 
-from drill_support import (BENCH, FAULT, ModelServer, cli, kill, llm_config, popen, run, store_files,
-                           store_request_ids, table_hash, wait_for, write_config)
+from drill_support import (BENCH, FAULT, ModelServer, cli, kill_at_store_sizes, llm_config, popen,
+                           repeated_requests, run, store_files, table_hash, write_config)
 
 KILL_AT = [8, 25, 45, 70, 95, 120]  # store entries present when the SIGKILL lands
 
@@ -26,18 +26,8 @@ def test_sigkill_at_six_points_then_resume_matches_uninterrupted(tmp_path):
     log = tmp_path / "runs.log"
     with ModelServer() as server:
         config = write_config(tmp_path / "llm.json", llm_config(server.base_url))
-        observed = []
-        finished_at_kill: list[set[str]] = []
-        for i, threshold in enumerate(KILL_AT):
-            server.segment = i
-            proc = popen(_args(killed, config), log=log)
-            try:
-                reached = wait_for(lambda: len(store_files(killed)) >= threshold or proc.poll() is not None, 90, 0.01)
-                assert reached and proc.poll() is None, f"run ended before kill point {threshold}"
-            finally:
-                kill(proc)
-            observed.append(len(store_files(killed)))
-            finished_at_kill.append(store_request_ids(killed))
+        observed, finished_at_kill = kill_at_store_sizes(lambda: popen(_args(killed, config), log=log), killed,
+                                                         KILL_AT, server, timeout=90)
         server.segment = len(KILL_AT)
         final = run(_args(killed, config), timeout=120)
         assert final.returncode == 0, final.stdout + final.stderr
@@ -59,8 +49,7 @@ def test_sigkill_at_six_points_then_resume_matches_uninterrupted(tmp_path):
     assert len(store_files(killed)) == len(store_files(ref))
 
     # no finished model call repeated: nothing in the store at kill i is requested in a later segment
-    repeats = [(seg, rid) for seg, rid in resumed_requests
-               if any(rid in finished_at_kill[k] for k in range(min(seg, len(finished_at_kill))))]
+    repeats = repeated_requests(resumed_requests, finished_at_kill)
     assert repeats == [], f"{len(repeats)} finished calls were sent again"
     extra = len(resumed_requests) - ref_requests  # requests cut off in flight by a kill, then redone
     assert 0 <= extra <= 4 * len(KILL_AT), (len(resumed_requests), ref_requests)

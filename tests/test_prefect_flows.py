@@ -13,14 +13,8 @@ except ImportError:  # pragma: no cover
     from tests import prefect_home  # noqa: F401
 
 import json
-import os
-import signal
-import socket
 import subprocess
-import sys
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +23,8 @@ from typer.testing import CliRunner
 
 from flows.cli import app
 from miscue import audit, corpus
+from prefect_server import BIN, ROOT, PrefectServer, http, stop, wait
 
-ROOT = Path(__file__).resolve().parent.parent
-BIN = Path(sys.executable).parent
 runner = CliRunner()
 SMALL = ["-b", "tau2-retail", "-b", "tau2-airline", "-t", "factual_error", "-t", "vagueness_subjectivity", "--attempts", "1"]
 
@@ -184,118 +177,46 @@ def test_report_flow_rewrites_a_versions_report(runs):
 # ------------------------------------------------------------------------- the real server
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _http(method: str, url: str, body: Any = None, timeout: float = 10) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method=method, headers={"content-type": "application/json"})
-    with urllib.request.urlopen(req, timeout=timeout) as resp:
-        return json.loads(resp.read() or b"null")
-
-
-def _wait(what: str, check: Any, timeout: float, logs: list[Path]) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            got = check()
-            if got:
-                return got
-        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-            pass
-        time.sleep(0.5)
-    tails = "\n".join(f"--- {p.name}\n{p.read_text()[-3000:]}" for p in logs if p.exists())
-    pytest.fail(f"timed out after {timeout} s waiting for {what}\n{tails}")
-
-
-def _descendants(pid: int) -> list[int]:
-    children: dict[int, list[int]] = {}
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(d.name))
-    out, todo = [], [pid]
-    while todo:
-        for c in children.get(todo.pop(), []):
-            out.append(c)
-            todo.append(c)
-    return out
-
-
-def _stop(procs: list[subprocess.Popen]) -> None:
-    """Terminate every process this test started (and any child they left), by PID."""
-    for p in reversed(procs):
-        kids = _descendants(p.pid)
-        if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait(timeout=10)
-        for pid in kids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-
-
 @pytest.mark.slow
 def test_scheduled_deployment_runs_on_a_real_prefect_server(tmp_path):
     started = time.perf_counter()
-    port = _free_port()
-    api = f"http://127.0.0.1:{port}/api"
-    home, art = tmp_path / "prefect-home", tmp_path / "artifacts"
-    home.mkdir()
-    env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-    env.update(PREFECT_HOME=str(home), PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1",
-               PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL="WARNING")
+    art = tmp_path / "artifacts"
     procs: list[subprocess.Popen] = []
-    logs = [tmp_path / "server.log", tmp_path / "serve.log"]
-    try:
-        with open(logs[0], "w") as log:
-            procs.append(subprocess.Popen(
-                [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port), "--analytics-off", "--no-ui"],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
-        _wait("the server's /api/health", lambda: _http("GET", f"{api}/health") is True, 120, logs)
-        serve_env = {**env, "PREFECT_API_URL": api, "PREFECT_RUNNER_POLL_FREQUENCY": "2"}
-        with open(logs[1], "w") as log:
-            procs.append(subprocess.Popen(
-                [str(BIN / "miscue"), "serve", "--cron", "0 2 * * *", "-b", "tau2-airline", "-t", "factual_error",
-                 "--attempts", "1", "--artifacts", str(art)],
-                cwd=ROOT, env=serve_env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
-        dep = _wait("the deployment to be registered",
-                    lambda: _http("GET", f"{api}/deployments/name/miscue-build/nightly"), 90, logs)
-        crons = [s["schedule"].get("cron") for s in dep["schedules"] if s.get("active")]
-        assert crons == ["0 2 * * *"]
-        assert dep["parameters"]["benchmarks"] == ["tau2-airline"] and dep["parameters"]["skip_unchanged"] is True
-        # one run now, picked up and executed by the serving process
-        run = _http("POST", f"{api}/deployments/{dep['id']}/create_flow_run", {})
+    serve_log = tmp_path / "serve.log"
+    with PrefectServer(tmp_path) as server:
+        api, logs = server.api, [server.log, serve_log]
+        try:
+            with open(serve_log, "w") as log:
+                procs.append(subprocess.Popen(
+                    [str(BIN / "miscue"), "serve", "--cron", "0 2 * * *", "-b", "tau2-airline", "-t", "factual_error",
+                     "--attempts", "1", "--artifacts", str(art)],
+                    cwd=ROOT, env={**server.env, "PREFECT_RUNNER_POLL_FREQUENCY": "2"},
+                    stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
+            dep = wait("the deployment to be registered",
+                       lambda: http("GET", f"{api}/deployments/name/miscue-build/nightly"), 90, logs)
+            crons = [s["schedule"].get("cron") for s in dep["schedules"] if s.get("active")]
+            assert crons == ["0 2 * * *"]
+            assert dep["parameters"]["benchmarks"] == ["tau2-airline"] and dep["parameters"]["skip_unchanged"] is True
+            # one run now, picked up and executed by the serving process
+            run = http("POST", f"{api}/deployments/{dep['id']}/create_flow_run", {})
 
-        def finished() -> Any:
-            fr = _http("GET", f"{api}/flow_runs/{run['id']}")
-            state = fr["state"]["type"]
-            if state in ("FAILED", "CRASHED", "CANCELLED"):
-                pytest.fail(f"flow run ended {state}: {fr['state'].get('message')}\n{logs[1].read_text()[-3000:]}")
-            return fr if state == "COMPLETED" else None
+            def finished() -> Any:
+                fr = http("GET", f"{api}/flow_runs/{run['id']}")
+                state = fr["state"]["type"]
+                if state in ("FAILED", "CRASHED", "CANCELLED"):
+                    pytest.fail(f"flow run ended {state}: {fr['state'].get('message')}\n{serve_log.read_text()[-3000:]}")
+                return fr if state == "COMPLETED" else None
 
-        fr = _wait("the flow run to complete", finished, 240, logs)
-        assert fr["deployment_id"] == dep["id"]
-        arts = _http("POST", f"{api}/artifacts/filter", {"artifacts": {"flow_run_id": {"any_": [run["id"]]}}})
-        keys = {a["key"] for a in arts}
-        assert {"report-table4", "report-fault-types", "corpus-report"} <= keys
-        table4 = next(a for a in arts if a["key"] == "report-table4")["data"]
-        assert "tau2-airline" in json.dumps(table4)
-        assert corpus.versions(art) == ["v0001"] and corpus.verify_corpus("v0001", art).ok
-    finally:
-        _stop(procs)
+            fr = wait("the flow run to complete", finished, 240, logs)
+            assert fr["deployment_id"] == dep["id"]
+            arts = http("POST", f"{api}/artifacts/filter", {"artifacts": {"flow_run_id": {"any_": [run["id"]]}}})
+            keys = {a["key"] for a in arts}
+            assert {"report-table4", "report-fault-types", "corpus-report"} <= keys
+            table4 = next(a for a in arts if a["key"] == "report-table4")["data"]
+            assert "tau2-airline" in json.dumps(table4)
+            assert corpus.versions(art) == ["v0001"] and corpus.verify_corpus("v0001", art).ok
+        finally:
+            stop(procs)
     assert all(p.poll() is not None for p in procs)
-    with pytest.raises(OSError):
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    assert server.closed()
     print(f"real-server test: {time.perf_counter() - started:.1f} s")
