@@ -173,3 +173,62 @@ def test_build_budget_stops_cleanly_and_resumes_with_a_higher_cap(prefect, refer
     print(f"estimate {predicted['calls']} calls / {predicted['cost']:.6f} USD; cap {cap} stopped after "
           f"{requests_capped} requests spending {spent_capped:.6f}; resumed spent {spent_resumed:.6f} "
           f"(uninterrupted {reference['spent']:.6f}); actual {actual:.6f}")
+
+
+def test_two_builds_at_once_one_refuses(prefect, reference, tmp_path):
+    """Two `miscue build` processes started together on one artifacts directory: one publishes
+    the reference corpus, the other refuses at once (exit 4) naming the holder; nothing else."""
+    art = tmp_path / "shared"
+    with ModelServer() as server:
+        config = write_config(tmp_path / "llm.json", llm_config(server.base_url))
+        logs = [tmp_path / "first.log", tmp_path / "second.log"]
+        procs = [popen(_build(art, config), env=prefect.env, log=log) for log in logs]
+        try:
+            codes = [p.wait(timeout=240) for p in procs]
+        finally:
+            for p in procs:
+                kill(p)
+        requests = len(server.seen)
+    assert sorted(codes) == [0, 4], codes
+    winner, loser = (procs[0], procs[1]) if codes[0] == 0 else (procs[1], procs[0])
+    refusal = " ".join(logs[procs.index(loser)].read_text().split())
+    assert f"pid {winner.pid}" in refusal and "nothing was written" in refusal, refusal[-1000:]
+    assert corpus.versions(art) == ["v0001"] and corpus.verify_corpus("v0001", art).ok
+    assert _hashes(art, "v0001") == reference["hashes"] and requests == reference["requests"]
+
+
+def test_build_stops_cleanly_on_a_401_and_a_rerun_resumes(prefect, reference, tmp_path):
+    """A terminal provider error in the middle of a build: exit 3 naming it, no traceback,
+    nothing published, no request after it but those already in flight; the rerun finishes
+    with the reference corpus and repeats no finished call."""
+    from openai_stub import unauthorized
+
+    art, log = tmp_path / "auth", tmp_path / "stopped.log"
+    with ModelServer() as server:
+        config = write_config(tmp_path / "llm.json", llm_config(server.base_url))
+        proc = popen(_build(art, config), env=prefect.env, log=log)
+        try:
+            assert wait_for(lambda: len(store_files(art)) >= 40 or proc.poll() is not None, 180, 0.01)
+            server.enqueue(unauthorized())
+            sent_before = len(server.seen)
+            code = proc.wait(timeout=120)
+        finally:
+            kill(proc)
+        text = " ".join(log.read_text().split())
+        assert code == 3 and "stopped cleanly" in text and "auth" in text, text[-2000:]
+        assert "Traceback" not in text
+        assert not (art / "corpora").exists() or corpus.versions(art) == []
+        after_stop = len(server.seen) - sent_before
+        finished = store_request_ids(art)
+        server.segment = 1
+        final = run(_build(art, config), timeout=240, env=prefect.env)
+        assert final.returncode == 0, final.stdout[-2000:] + final.stderr[-3000:]
+        repeats = repeated_requests(list(server.seen), [finished])
+    assert repeats == [], f"{len(repeats)} finished calls were sent again"
+    # the run stopped at once: the 401 and the requests the other slots (max_concurrency 4) sent
+    # while it travelled back, not the rest of the build
+    remaining = reference["requests"] - sent_before
+    assert after_stop < remaining / 2, f"{after_stop} requests after the 401 of {remaining} still to make"
+    assert _hashes(art, json.loads(final.stdout)["version"]) == reference["hashes"]
+    print(f"401 after {sent_before} requests; {after_stop} requests after it of {remaining} still to make; "
+          f"rerun completed, {len(server.seen)} requests in all")
