@@ -139,8 +139,9 @@ def graphs(
 
 
 def run_single_fault(benchmark: str, artifacts: Path, attempts: int, fault_types: list[str] | None,
-                     replay_only: bool, show_progress: bool) -> dict[str, Any]:
-    """Graphs -> single-fault cells -> ledger in ``artifacts/runs/<benchmark>/``; returns the summary."""
+                     gateway: Any, show_progress: bool) -> dict[str, Any]:
+    """Graphs -> single-fault cells -> ledger in ``artifacts/runs/<benchmark>/``; returns the
+    summary. ``gateway``: the run's (one for every benchmark, so a cap covers them all)."""
     from flows.generate import GenerateConfig, run_benchmark
     from miscue import ledger
     from miscue.runlock import run_lock
@@ -157,7 +158,7 @@ def run_single_fault(benchmark: str, artifacts: Path, attempts: int, fault_types
             bar.update(task, completed=done, total=total)
 
         with run_lock(artifacts, command=f"miscue generate {benchmark}"):  # the ledger write too
-            run = run_benchmark(adapter_for(benchmark), artifacts, config, replay_only=replay_only, progress=tick)
+            run = run_benchmark(adapter_for(benchmark), artifacts, config, gateway=gateway, progress=tick)
             directory = ledger.write_tables(run.tables(), artifacts / "runs" / benchmark, run.summary)
     return {**run.summary, "directory": str(directory)}
 
@@ -178,18 +179,25 @@ def generate(
     benchmark: list[str] = typer.Option(list(ADAPTERS), "--benchmark", "-b", help="repeatable"),
     attempts: int = typer.Option(4, min=1, help="attempts per cell"),
     fault_type_: Optional[list[str]] = typer.Option(None, "--fault-type", "-t", help="restrict to these fault types (repeatable)"),
-    replay_only: bool = typer.Option(False, "--offline-replay", help="answer every model call from the exchange store; a miss is an error"),
+    llm_config: Optional[Path] = LLM_CONFIG,
+    max_cost: Optional[float] = MAX_COST,
+    price: Optional[float] = PRICE,
+    replay_only: bool = OFFLINE_REPLAY,
     as_json: bool = typer.Option(False, "--json"),
     artifacts: Path = typer.Option(DEFAULT_ARTIFACTS),
 ) -> None:
-    """Single-fault generate-then-verify over every graph (offline models unless configured)."""
+    """Single-fault generate-then-verify over every graph (offline models unless configured);
+    the ledger goes to artifacts/runs/<benchmark>/."""
     from miscue.llm import StoreMiss, TerminalProviderError
     from miscue.runlock import RunLocked
 
+    from miscue.llm import Gateway
+
+    gateway = Gateway(model_options_or_fail(llm_config, max_cost, price, replay_only).resolve(), artifacts / "store")
     results = []
     for bench in benchmark:
         try:
-            summary = run_single_fault(bench, artifacts, attempts, fault_type_, replay_only, not as_json and err.is_terminal)
+            summary = run_single_fault(bench, artifacts, attempts, fault_type_, gateway, not as_json and err.is_terminal)
         except (UnknownBenchmark, HostDataError, ValueError) as exc:
             _fail(str(exc))
         except (StoreMiss, TerminalProviderError) as exc:

@@ -56,3 +56,24 @@ def test_bad_input_gets_a_clear_error(tmp_path):
 
     with pytest.raises(FileNotFoundError, match="build the graphs first"):
         check_graphs("tau2-retail", tmp_path / "empty")
+
+
+def test_generate_with_a_cap_then_replay(tmp_path):
+    """`miscue generate`: a cap below the first call stops it cleanly (exit 3, nothing written);
+    a run without one writes the ledger; --offline-replay then answers every call from the store."""
+    common = ["generate", "-b", "tau2-airline", "-t", "factual_error", "--attempts", "1", "--json",
+              "--artifacts", str(tmp_path)]
+    capped = runner.invoke(app, [*common, "--max-cost", "0", "--price", "0.000001"])
+    assert capped.exit_code == 3 and "budget" in capped.output, capped.output
+    assert not (tmp_path / "runs").exists() and not list((tmp_path / "store").rglob("*.json"))
+
+    first = runner.invoke(app, common)
+    assert first.exit_code == 0, first.output
+    fresh = pq.read_table(tmp_path / "runs" / "tau2-airline" / "llm_calls.parquet").to_pylist()
+    assert fresh and not any(c["cached"] for c in fresh)
+
+    replay = runner.invoke(app, [*common, "--offline-replay"])
+    assert replay.exit_code == 0, replay.output
+    again = pq.read_table(tmp_path / "runs" / "tau2-airline" / "llm_calls.parquet").to_pylist()
+    assert len(again) == len(fresh) and all(c["cached"] for c in again)
+    assert json.loads(replay.stdout)["admitted"] == json.loads(first.stdout)["admitted"]
