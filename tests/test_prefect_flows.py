@@ -189,7 +189,7 @@ def test_scheduled_deployment_runs_on_a_real_prefect_server(tmp_path):
             with open(serve_log, "w") as log:
                 procs.append(subprocess.Popen(
                     [str(BIN / "miscue"), "serve", "--cron", "0 2 * * *", "-b", "tau2-airline", "-t", "factual_error",
-                     "--attempts", "1", "--artifacts", str(art)],
+                     "--attempts", "1", "--max-cost", "100", "--artifacts", str(art)],
                     cwd=ROOT, env={**server.env, "PREFECT_RUNNER_POLL_FREQUENCY": "2"},
                     stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
             dep = wait("the deployment to be registered",
@@ -197,6 +197,8 @@ def test_scheduled_deployment_runs_on_a_real_prefect_server(tmp_path):
             crons = [s["schedule"].get("cron") for s in dep["schedules"] if s.get("active")]
             assert crons == ["0 2 * * *"]
             assert dep["parameters"]["benchmarks"] == ["tau2-airline"] and dep["parameters"]["skip_unchanged"] is True
+            # the model options travel as a parameter: the cap, and a configuration path (none here)
+            assert dep["parameters"]["models"] == {"llm_config": None, "max_cost": 100.0, "price": None, "replay_only": False}
             # one run now, picked up and executed by the serving process
             run = http("POST", f"{api}/deployments/{dep['id']}/create_flow_run", {})
 
@@ -215,6 +217,7 @@ def test_scheduled_deployment_runs_on_a_real_prefect_server(tmp_path):
             table4 = next(a for a in arts if a["key"] == "report-table4")["data"]
             assert "tau2-airline" in json.dumps(table4)
             assert corpus.versions(art) == ["v0001"] and corpus.verify_corpus("v0001", art).ok
+            assert corpus.manifest(art, "v0001")["run"]["budget"]["max_cost"] == 100.0
         finally:
             stop(procs)
     assert all(p.poll() is not None for p in procs)
