@@ -12,11 +12,12 @@ forms of extractor A; extractor B when A matches the plan, ``B_RATE``).
   writer's answer is already in the store, otherwise rendered over a stand-in text of the
   expected length.
 - Calls already answered in the exchange store are free and are subtracted. An attempt whose
-  writer request is stored ran before, and the same text takes the same path: its extractor
-  requests are the stored ones (an unstored one was not needed). Whether the cell ended there
-  comes from ``outcomes`` (a published version's cells); unknown, the next attempt is weighted
-  as any other. So a rebuild of a published run predicts zero calls, and raising ``attempts``
-  predicts exactly the rejected cells' new attempts.
+  writer request is stored ran before. When ``outcomes`` (a published version's cells) knows
+  the cell, the same text took the same path: its extractor requests are the stored ones (an
+  unstored one was not needed), and the cell ended there if it was admitted. So a rebuild of a
+  published run predicts zero calls, and raising ``attempts`` predicts exactly the rejected
+  cells' new attempts. Unknown (a run that stopped), the store is followed as far as it
+  answers and the rest is expected as for a new attempt.
 - Completion tokens are the mean of the store's answers for the same model and role when the
   store holds some, else ``PRIOR_COMPLETION_TOKENS``.
 - Cost uses :meth:`miscue.llm.Gateway.price` (configured ``prices``, else litellm's cost map).
@@ -75,21 +76,27 @@ def _stored_text(gateway: Gateway, key: str) -> str | None:
     return record.text if record is not None and record.ok else None
 
 
-def _replay_extractions(gateway: Gateway, tally: "_Tally", inp: ExtractionInput) -> None:
-    """Count as store hits the extractor requests of a stored attempt: each role's blind form
-    and, when its stored answer names a flaw, the targeted form of that flaw."""
+def _stored_extractions(gateway: Gateway, tally: "_Tally", inp: ExtractionInput, ended_known: bool) -> None:
+    """The extractor requests of an attempt whose writer request is stored: each role's blind
+    form and, when its stored answer names a flaw, the targeted form of that flaw. What the
+    store holds is free. What it lacks was not needed when the cell's outcome is known (the
+    same text took the same path); otherwise (a run that stopped) it is still to come."""
     blind, blind_version = writing.render_blind(inp)
-    for role in ("extractor_a", "extractor_b"):
+    for role, rate in (("extractor_a", 1.0), ("extractor_b", B_RATE)):
         blind_text = _stored_text(gateway, gateway.key(role, blind, blind_version))
         if blind_text is None:
+            if not ended_known:
+                tally.add(role, blind, rate, False)
+                tally.add(role, writing.render_targeted(inp, FLAWS[0])[0], rate * A_TARGETED_RATE, False)
             continue
         tally.add(role, blind, 1.0, True)
         parsed = writing.parse_blind(blind_text)
         if parsed is None or parsed.flaw == "none":
             continue
         targeted, targeted_version = writing.render_targeted(inp, parsed.flaw)
-        if _stored_text(gateway, gateway.key(role, targeted, targeted_version)) is not None:
-            tally.add(role, targeted, 1.0, True)
+        stored = _stored_text(gateway, gateway.key(role, targeted, targeted_version)) is not None
+        if stored or not ended_known:
+            tally.add(role, targeted, 1.0, stored)
 
 
 class _Tally:
@@ -169,10 +176,8 @@ def estimate(adapter: Any, graphs: list[Any], config: Any, gateway: Gateway, pla
                 inp = ExtractionInput(context=brief.context, request=brief.request,
                                       requirements=brief.requirements, text=(text or stand_in).strip())
                 if text is not None:
-                    # this attempt ran before: the same text takes the same path, so its
-                    # extractor calls are the stored ones (a request not stored was not needed)
-                    replayed = True
-                    _replay_extractions(gateway, tally, inp)
+                    replayed = True  # this attempt ran before
+                    _stored_extractions(gateway, tally, inp, cell.cell_id in outcomes)
                     continue
                 blind, blind_version = writing.render_blind(inp)
                 for role, rate in (("extractor_a", 1.0), ("extractor_b", B_RATE)):

@@ -2,7 +2,8 @@
 single-fault run (offline models priced at 1e-6 USD per token); a run with --max-cost below the
 estimate stops cleanly (exit 3, 'budget', finished exchanges stored); a rerun with a higher cap
 resumes from the store and completes; the actual spend (sum of the stored exchanges' costs,
-each call paid once) is within 25% of the estimate, and so are calls and prompt tokens.
+each call paid once) is within 25% of the estimate, and so are calls and prompt tokens; the
+estimate made after the stop is within 25% of the calls the resumed run still made.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ def test_estimate_cap_stop_and_resume(tmp_path):
     actual_calls = len(records)
     actual_prompt = sum(r["usage"]["prompt_tokens"] for r in records)
     actual_cost = sum(r["cost"] for r in records)
+    remaining = actual_calls - len(partial)  # what the resumed run had still to call
+    assert abs(est2["calls"] - remaining) <= TOLERANCE * remaining, f"estimate after the stop {est2['calls']} vs {remaining}"
     for name, est_v, act in (("calls", predicted["calls"], actual_calls), ("prompt_tokens", predicted["prompt_tokens"], actual_prompt),
                              ("cost", predicted["cost"], actual_cost)):
         assert abs(est_v - act) <= TOLERANCE * act, f"{name}: estimate {est_v} vs actual {act}"
