@@ -19,9 +19,9 @@ from typing import Any, Optional
 import typer
 
 from adapters.base import HostDataError
-from flows.cli import DEFAULT_ARTIFACTS, LLM_CONFIG, MAX_COST, PRICE, _fail, app, err, out
+from flows.cli import DEFAULT_ARTIFACTS, LLM_CONFIG, MAX_COST, PRICE, _fail, app, err, out, run_exit_codes
 from flows.registry import UnknownBenchmark, adapter_for
-from miscue.config import model_options
+from miscue.config import model_options, role_models
 
 
 def _gen_config(attempts: int, fault_types: list[str] | None) -> Any:
@@ -60,20 +60,21 @@ def estimate(
         names = pipeline.check_benchmarks(benchmark)
         comp = CompositeConfig(ks=parse_ks(composite)) if composite else None  # as build: every type
         gateway = Gateway(config, artifacts / "store")
+        previous = _comparable_version(artifacts, config)
         for name in names:
             adapter = adapter_for(name)
             graphs = GraphBuilder(adapter).build().graphs
             planner = Planner(adapter)
-            outcomes = _cell_outcomes(artifacts, name, config)
+            outcomes = _cell_outcomes(artifacts, name, previous)
             parts[name] = {"single": predict(adapter, graphs, gen, gateway, planner, outcomes)}
             if comp is not None:
-                replay = _replayable_composite(artifacts, name, comp, config)
+                replay = _replayable_composite(artifacts, name, comp, previous)
                 parts[name]["composite"] = (estimate_replay(name, *replay, gateway) if replay is not None
                                             else estimate_composite(adapter, graphs, comp, gateway, planner))
     except (UnknownBenchmark, HostDataError, ValueError) as exc:
         _fail(str(exc))
     result = {**combine([p for b in parts.values() for p in b.values()]), "benchmarks": parts,
-              "models": {r: config.role(r).model for r in ("writer", "extractor_a", "extractor_b")}}
+              "models": role_models(config)}
     if as_json:
         out.print_json(json.dumps(result))
         return
@@ -93,45 +94,57 @@ def estimate(
     out.print(table)
 
 
-def _cell_outcomes(artifacts: Path, benchmark: str, config: Any) -> dict[str, str]:
-    """cell id -> admitted / rejected of the latest version's single-fault cells of
-    ``benchmark``, when it was built with these cards and models (else empty)."""
+def _comparable_version(artifacts: Path, config: Any) -> tuple[str, dict[str, Any]] | None:
+    """The latest version and its manifest when it was built with these cards and models (its
+    ledger then says how the same requests went); else None."""
     from flows import pipeline
     from miscue import corpus
     from miscue.config import role_models
 
     latest = corpus.latest(artifacts)
     if latest is None:
-        return {}
+        return None
     man = corpus.manifest(artifacts, latest)
     if man.get("card_versions") != pipeline.card_versions() or man.get("models") != role_models(config):
-        return {}
-    return {c["cell_id"]: c["status"] for c in corpus.read_table(artifacts, latest, "cells").to_pylist()
-            if c["benchmark"] == benchmark and c["k"] == 1 and c["status"] in ("admitted", "rejected")}
+        return None
+    return latest, man
 
 
-def _replayable_composite(artifacts: Path, benchmark: str, comp: Any, config: Any) -> tuple[dict[int, list[dict[str, Any]]], int] | None:
-    """The latest version's composite requests of ``benchmark`` (per k) and its number of
-    composite attempts, when that version was built by this code, these cards and models and
-    this composite configuration (so a build now repeats exactly those requests); else None."""
-    from flows import pipeline
+def _rows(artifacts: Path, version: str, table: str, benchmark: str) -> list[dict[str, Any]]:
+    import pyarrow.compute as pc
+
     from miscue import corpus
-    from miscue.config import role_models
 
-    latest = corpus.latest(artifacts)
-    if latest is None:
+    tbl = corpus.read_table(artifacts, version, table)
+    return tbl.filter(pc.equal(tbl.column("benchmark"), benchmark)).to_pylist()
+
+
+def _cell_outcomes(artifacts: Path, benchmark: str, previous: tuple[str, dict[str, Any]] | None) -> dict[str, str]:
+    """cell id -> admitted / rejected of the comparable version's single-fault cells."""
+    if previous is None:
+        return {}
+    return {c["cell_id"]: c["status"] for c in _rows(artifacts, previous[0], "cells", benchmark)
+            if c["k"] == 1 and c["status"] in ("admitted", "rejected")}
+
+
+def _replayable_composite(artifacts: Path, benchmark: str, comp: Any, previous: tuple[str, dict[str, Any]] | None
+                          ) -> tuple[dict[int, list[dict[str, Any]]], int] | None:
+    """The comparable version's composite requests of ``benchmark`` (per k) and its number of
+    composite attempts, when that version was also built by this code and this composite
+    configuration (so a build now repeats exactly those requests); else None."""
+    from flows import pipeline
+
+    if previous is None:
         return None
-    man = corpus.manifest(artifacts, latest)
+    version, man = previous
     wanted = {"ks": comp.ks, **comp.model_dump(mode="json", exclude={"ks"})}
-    if (man.get("code_version") != pipeline.code_version() or man.get("card_versions") != pipeline.card_versions()
-            or man.get("models") != role_models(config) or man["config"].get("composite", {}).get(benchmark) != wanted):
+    if man.get("code_version") != pipeline.code_version() or man["config"].get("composite", {}).get(benchmark) != wanted:
         return None
-    attempts = [a for a in corpus.read_table(artifacts, latest, "attempts").to_pylist()
-                if a["benchmark"] == benchmark and a["k"] > 1]
+    attempts = [a for a in _rows(artifacts, version, "attempts", benchmark) if a["k"] > 1]
     k_of = {cid: a["k"] for a in attempts for cid in a.get("call_ids") or []}
     calls: dict[int, list[dict[str, Any]]] = {k: [] for k in comp.ks}
-    for row in corpus.read_table(artifacts, latest, "llm_calls").to_pylist():
-        if row["benchmark"] == benchmark and row["call_id"] in k_of:
+    for row in _rows(artifacts, version, "llm_calls", benchmark):
+        if row["call_id"] in k_of:
             calls[k_of[row["call_id"]]].append(row)
     return calls, len(attempts)
 
@@ -153,8 +166,8 @@ def run_single(
     the ledger goes to artifacts/runs/<benchmark>/ (under the artifacts directory's run lock)."""
     from flows.generate import run_benchmark
     from miscue import ledger
-    from miscue.llm import Gateway, StoreCorrupt, StoreMiss, TerminalProviderError
-    from miscue.runlock import RunLocked, run_lock
+    from miscue.llm import Gateway
+    from miscue.runlock import run_lock
 
     try:
         config = model_options(llm_config, max_cost=max_cost, price=price).resolve()
@@ -164,17 +177,11 @@ def run_single(
         _fail(str(exc))
     gateway = Gateway(config, artifacts / "store")
     try:
-        with run_lock(artifacts, command=f"miscue run-single --benchmark {benchmark}", wait=wait):
+        with run_exit_codes(), run_lock(artifacts, command=f"miscue run-single --benchmark {benchmark}", wait=wait):
             run = run_benchmark(adapter, artifacts, gen, gateway=gateway)
             directory = ledger.write_tables(run.tables(), artifacts / "runs" / benchmark, run.summary)
-    except RunLocked as exc:
-        _fail(str(exc), 4)
     except HostDataError as exc:
         _fail(str(exc))
-    except StoreCorrupt as exc:
-        _fail(str(exc))
-    except (StoreMiss, TerminalProviderError) as exc:
-        _fail(f"the run stopped cleanly (finished exchanges are kept in the store; rerun to resume): {exc}", 3)
     summary = {**run.summary, "directory": str(directory), "spent": round(gateway.spent, 6)}
     if as_json:
         out.print_json(json.dumps(summary, default=str))

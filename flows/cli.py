@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 import typer
 from rich.console import Console
@@ -37,6 +38,27 @@ def _root() -> None:
 def _fail(message: str, code: int = 2) -> None:
     err.print(f"[bold red]error:[/] {message}")
     raise typer.Exit(code)
+
+
+@contextlib.contextmanager
+def run_exit_codes() -> Iterator[None]:
+    """How a model-calling run ends on the command line: 4 another run holds the artifacts
+    directory, 3 stopped cleanly (budget, terminal provider error, replay miss: finished
+    exchanges are in the store, a rerun resumes), 2 a corrupt store entry, 1 a corpus error."""
+    from miscue.corpus import CorpusError
+    from miscue.llm import RUN_STOPS, StoreCorrupt
+    from miscue.runlock import RunLocked
+
+    try:
+        yield
+    except RunLocked as exc:
+        _fail(str(exc), 4)
+    except RUN_STOPS as exc:
+        _fail(f"the run stopped cleanly (finished exchanges are kept in the store; rerun to resume): {exc}", 3)
+    except StoreCorrupt as exc:
+        _fail(str(exc))
+    except CorpusError as exc:
+        _fail(str(exc), 1)
 
 
 def model_options_or_fail(llm_config: Path | None, max_cost: float | None = None, price: float | None = None,
@@ -188,22 +210,16 @@ def generate(
 ) -> None:
     """Single-fault generate-then-verify over every graph (offline models unless configured);
     the ledger goes to artifacts/runs/<benchmark>/."""
-    from miscue.llm import StoreMiss, TerminalProviderError
-    from miscue.runlock import RunLocked
-
     from miscue.llm import Gateway
 
     gateway = Gateway(model_options_or_fail(llm_config, max_cost, price, replay_only).resolve(), artifacts / "store")
     results = []
     for bench in benchmark:
         try:
-            summary = run_single_fault(bench, artifacts, attempts, fault_type_, gateway, not as_json and err.is_terminal)
+            with run_exit_codes():
+                summary = run_single_fault(bench, artifacts, attempts, fault_type_, gateway, not as_json and err.is_terminal)
         except (UnknownBenchmark, HostDataError, ValueError) as exc:
             _fail(str(exc))
-        except (StoreMiss, TerminalProviderError) as exc:
-            _fail(f"the run stopped cleanly (finished exchanges are kept in the store; rerun to resume): {exc}", 3)
-        except RunLocked as exc:
-            _fail(str(exc), 4)
         results.append(summary)
         if not as_json:
             out.print(_generate_table(summary))

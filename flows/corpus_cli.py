@@ -30,10 +30,10 @@ from rich.table import Table  # noqa: E402
 
 from flows import pipeline  # noqa: E402
 from flows.cli import (DEFAULT_ARTIFACTS, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, _fail, app, err,  # noqa: E402
-                       model_options_or_fail, out)
+                       model_options_or_fail, out, run_exit_codes)
 from flows.registry import UnknownBenchmark  # noqa: E402
 from miscue import corpus  # noqa: E402
-from miscue.runlock import RunLocked, run_lock  # noqa: E402
+from miscue.runlock import run_lock  # noqa: E402
 
 
 @contextlib.contextmanager
@@ -118,8 +118,6 @@ def build(
         composite_ks = parse_ks(composite) if composite else None
     except ValueError as exc:
         _fail(str(exc))
-    from miscue.llm import StoreMiss, TerminalProviderError
-
     try:
         names = pipeline.check_benchmarks(benchmark)
         types = pipeline.check_fault_types(fault_type_)
@@ -129,18 +127,11 @@ def build(
     started = time.perf_counter()
     from flows.prefect_flows import build_flow
 
-    try:
-        # the lock is taken before the flow starts, so a refused build leaves no flow run behind
-        with run_lock(artifacts, command="miscue build"), _progress(not as_json and err.is_terminal):
-            res = build_flow(benchmarks=names, fault_types=types, attempts=attempts,
-                             artifacts=_artifacts_arg(artifacts), skip_unchanged=skip_unchanged,
-                             composite_ks=composite_ks, models=models)
-    except RunLocked as exc:
-        _fail(str(exc), 4)
-    except (StoreMiss, TerminalProviderError) as exc:
-        _fail(f"the run stopped cleanly (finished exchanges are kept in the store; rerun to resume): {exc}", 3)
-    except corpus.VersionExists as exc:
-        _fail(str(exc), 1)
+    # the lock is taken before the flow starts, so a refused build leaves no flow run behind
+    with run_exit_codes(), run_lock(artifacts, command="miscue build"), _progress(not as_json and err.is_terminal):
+        res = build_flow(benchmarks=names, fault_types=types, attempts=attempts,
+                         artifacts=_artifacts_arg(artifacts), skip_unchanged=skip_unchanged,
+                         composite_ks=composite_ks, models=models)
     res["seconds"] = round(time.perf_counter() - started, 1)
     _print_result(res, as_json, "build")
 
@@ -184,8 +175,6 @@ def regenerate(
 
     Only that type's cells make (fresh) model calls; the manifest names the parent.
     """
-    from miscue.llm import StoreMiss, TerminalProviderError
-
     models = model_options_or_fail(llm_config, max_cost, price, replay_only)
     try:  # fail fast, before Prefect starts
         plan = pipeline.plan_regeneration(artifacts, fault_type_, benchmark, parent)
@@ -195,16 +184,10 @@ def regenerate(
     started = time.perf_counter()
     from flows.prefect_flows import regenerate_flow
 
-    try:
-        with run_lock(artifacts, command=f"miscue regenerate {fault_type_}"), _progress(not as_json and err.is_terminal):
-            res = regenerate_flow(fault_type=fault_type_, benchmark=benchmark, parent=parent,
-                                  artifacts=_artifacts_arg(artifacts), models=models)
-    except RunLocked as exc:
-        _fail(str(exc), 4)
-    except (StoreMiss, TerminalProviderError) as exc:
-        _fail(f"the run stopped cleanly (finished exchanges are kept in the store; rerun to resume): {exc}", 3)
-    except corpus.CorpusError as exc:
-        _fail(str(exc), 1)
+    with run_exit_codes(), run_lock(artifacts, command=f"miscue regenerate {fault_type_}"), \
+            _progress(not as_json and err.is_terminal):
+        res = regenerate_flow(fault_type=fault_type_, benchmark=benchmark, parent=parent,
+                              artifacts=_artifacts_arg(artifacts), models=models)
     res["seconds"] = round(time.perf_counter() - started, 1)
     _print_result(res, as_json, "regenerate")
 

@@ -109,18 +109,22 @@ class _Tally:
                                 "cost": 0.0} for role in ROLES}
 
     def add(self, role: str, messages: list[dict[str, Any]], weight: float, stored: bool) -> None:
-        self.add_tokens(role, count_tokens(messages), weight, stored)
+        self.add_tokens(role, 0 if stored else count_tokens(messages), weight, stored)
 
-    def add_tokens(self, role: str, prompt: float, weight: float, stored: bool) -> None:
+    def add_tokens(self, role: str, prompt: float, weight: float, stored: bool,
+                   completion: float | None = None) -> None:
+        """``weight`` expected calls of ``role`` with ``prompt`` tokens and ``completion`` tokens
+        (default: the role's mean); stored ones are free and only counted."""
         slot = self.per_role[role]
         if stored:
             slot["store_hits"] += weight
             return
+        completion = self.completion[role] if completion is None else completion
         pin, pout = self.prices[role]
         slot["calls"] += weight
         slot["prompt_tokens"] += weight * prompt
-        slot["completion_tokens"] += weight * self.completion[role]
-        slot["cost"] += weight * (prompt * pin + self.completion[role] * pout)
+        slot["completion_tokens"] += weight * completion
+        slot["cost"] += weight * (prompt * pin + completion * pout)
 
     def totals(self) -> dict[str, Any]:
         total = {k: sum(r[k] for r in self.per_role.values())
@@ -286,14 +290,7 @@ def estimate_replay(benchmark: str, calls: dict[int, list[dict[str, Any]]], atte
         for row in rows:
             hit = _stored_text(gateway, row["call_id"]) is not None
             stored += hit
-            if hit:
-                tally.add_tokens(row["role"], 0, 1.0, True)
-                continue
-            slot, (pin, pout) = tally.per_role[row["role"]], tally.prices[row["role"]]
-            slot["calls"] += 1
-            slot["prompt_tokens"] += row["prompt_tokens"]
-            slot["completion_tokens"] += row["completion_tokens"]
-            slot["cost"] += row["prompt_tokens"] * pin + row["completion_tokens"] * pout
+            tally.add_tokens(row["role"], row["prompt_tokens"], 1.0, hit, completion=row["completion_tokens"])
         per_k[k] = {"requests": len(rows), "stored_share": round(stored / len(rows), 3) if rows else 1.0}
     return {"benchmark": benchmark, "ks": sorted(calls), "per_k": per_k, "method": "replay of a published version",
             "expected_attempts": float(attempts), **tally.totals()}
@@ -301,10 +298,6 @@ def estimate_replay(benchmark: str, calls: dict[int, list[dict[str, Any]]], atte
 
 def combine(parts: list[dict[str, Any]]) -> dict[str, Any]:
     """The sum of several estimates (benchmarks, single-fault and composite parts)."""
-    keys = ("calls", "store_hits", "prompt_tokens", "completion_tokens", "cost", "expected_attempts")
-    total: dict[str, Any] = {key: sum(p.get(key, 0) for p in parts) for key in keys}
-    total["cost"] = round(total["cost"], 6)
-    total["calls"] = round(total["calls"], 1)
-    total["store_hits"] = round(total["store_hits"], 1)
-    total["expected_attempts"] = round(total["expected_attempts"], 1)
-    return total
+    digits = {"calls": 1, "store_hits": 1, "prompt_tokens": None, "completion_tokens": None, "cost": 6,
+              "expected_attempts": 1}
+    return {key: round(sum(p.get(key, 0) for p in parts), n) for key, n in digits.items()}
