@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from adapters import tau2_policy, tau2_words as words
-from adapters.base import Adapter, Extra, FaultSupport, HostDataError, Mismatch, NotExecutable, Seed, SeedCheck
+from miscue.host import Adapter, Extra, FaultSupport, HostDataError, Mismatch, NotExecutable, Seed, SeedCheck
 from adapters.tau2_exec import FastExecutor, Outcome, ToolCall, environment_module, tau2_module
 from miscue.canonical import canonical_json
 from miscue.schema import Condition, GroundTruth, Intent

@@ -18,7 +18,7 @@ from typing import Any, Optional
 
 import typer
 
-from adapters.base import HostDataError
+from miscue.host import HostDataError
 from flows.cli import DEFAULT_ARTIFACTS, LLM_CONFIG, MAX_COST, PRICE, _fail, app, err, out, run_exit_codes
 from flows.registry import UnknownBenchmark, adapter_for
 from miscue.config import model_options, role_models

@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, Field, field_validator
 
-from adapters.base import Adapter
+from miscue.host import Adapter
 from flows.generate import RunResult, call_record, gather_all, offline_gateway, shift_options
 from miscue import writing
 from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction

@@ -15,7 +15,7 @@ from typing import Any, Awaitable, Callable, Iterable, TypeVar
 
 from pydantic import BaseModel, Field
 
-from adapters.base import Adapter
+from miscue.host import Adapter
 from miscue import writing
 from miscue.briefs import ExtractionInput, TargetedExtraction, WriterBrief
 from miscue.canonical import canonical_json, content_hash

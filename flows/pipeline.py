@@ -25,8 +25,9 @@ from typing import Any, Callable, Iterable
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from adapters.base import Adapter, Seed
-from flows.registry import ADAPTERS, UnknownBenchmark, adapter_for
+from miscue.host import Adapter, Seed
+from flows.registry import ADAPTERS, adapter_for
+from miscue.errors import UnknownBenchmark, UnknownFaultType
 from miscue import corpus, graph_store
 from miscue.canonical import content_hash
 from miscue.graphs import GraphBuild, GraphBuilder
@@ -52,10 +53,6 @@ def set_progress(fn: ProgressFn | None) -> None:
 def report_progress(label: str, done: int, total: int | None) -> None:
     if _progress is not None:
         _progress(label, done, total)
-
-
-class UnknownFaultType(ValueError):
-    pass
 
 
 # ------------------------------------------------------------------------------ configuration

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from adapters.base import Adapter
+from miscue.errors import UnknownBenchmark
+from miscue.host import Adapter
 
 
 def _tau2(domain: str) -> Callable[[], Adapter]:
@@ -30,10 +31,6 @@ ADAPTERS: dict[str, Callable[[], Adapter]] = {
     "tau2-airline": _tau2("airline"),
     "webshop": _webshop,
 }
-
-
-class UnknownBenchmark(ValueError):
-    pass
 
 
 def adapter_for(benchmark: str) -> Adapter:

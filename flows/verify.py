@@ -11,7 +11,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.base import Adapter
+from miscue.host import Adapter
 from miscue import writing
 from miscue.briefs import BlindExtraction, ExtractionInput, Materials, TargetedExtraction, WriterBrief
 from miscue.llm import Gateway

@@ -47,6 +47,7 @@ import pyarrow.parquet as pq
 
 from miscue import graph_store, ledger
 from miscue.canonical import canonical_json, content_hash, file_sha256
+from miscue.errors import CorpusError
 
 FORMAT = "miscue-corpus/1"
 CORPORA_DIR = "corpora"
@@ -108,10 +109,6 @@ def table(name: str, rows: Iterable[dict[str, Any]]) -> pa.Table:
 
 
 # ------------------------------------------------------------------------------------ errors
-
-
-class CorpusError(RuntimeError):
-    pass
 
 
 class VersionExists(CorpusError, FileExistsError):

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, Field
 
-from adapters.base import Adapter, NotExecutable
+from miscue.host import Adapter, NotExecutable
 from miscue.canonical import canonical_json, content_hash
 from miscue.schema import (
     Condition,

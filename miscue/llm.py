@@ -48,6 +48,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt  # noqa: E402
 
 from miscue.canonical import canonical_json  # noqa: E402
+from miscue.errors import BadInput, MiscueError, RunStopped  # noqa: E402
 
 Role = Literal["writer", "extractor_a", "extractor_b"]
 ROLES: tuple[str, ...] = ("writer", "extractor_a", "extractor_b")
@@ -280,11 +281,11 @@ class StoredExchange(BaseModel):
         return self.error is None and self.text is not None
 
 
-class LLMError(RuntimeError):
+class LLMError(MiscueError):
     """Base class of the gateway's errors."""
 
 
-class StoreMiss(LLMError):
+class StoreMiss(LLMError, RunStopped):
     """``replay_only`` is set and the store has no answer for this request."""
 
     def __init__(self, key: str, model: str, detail: str = "") -> None:
@@ -292,7 +293,7 @@ class StoreMiss(LLMError):
         super().__init__(f"replay-only: no stored exchange {key} for model {model!r}{detail}")
 
 
-class StoreCorrupt(LLMError):
+class StoreCorrupt(LLMError, BadInput):
     """A store entry cannot be read; it is never silently replaced by a new call."""
 
     def __init__(self, path: Path, reason: str) -> None:
@@ -310,7 +311,7 @@ class ProviderError(LLMError):
         super().__init__(message)
 
 
-class TerminalProviderError(ProviderError):
+class TerminalProviderError(ProviderError, RunStopped):
     """Auth, quota/billing or bad request: not retried, no fallback; stop the run."""
 
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.base import Adapter, Extra, Mismatch, NotExecutable
+from miscue.host import Adapter, Extra, Mismatch, NotExecutable
 from miscue.briefs import Materials, Requirement, WriterBrief
 from miscue.canonical import canonical_json, content_hash
 from miscue.schema import FaultSpec, GroundTruth, Intent, IntentGraph

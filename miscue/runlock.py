@@ -23,13 +23,15 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
+from miscue import errors
+
 LOCK_NAME = ".lock"
 
 _held: dict[str, int] = {}  # resolved lock path -> depth, in this process
 _guard = threading.Lock()
 
 
-class RunLocked(RuntimeError):
+class RunLocked(errors.RunLocked):
     """Another process holds the artifacts directory's run lock."""
 
     def __init__(self, path: Path, holder: dict[str, Any]) -> None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+from miscue.errors import UnknownFaultType
+
 
 class Family(str, Enum):
     intention = "intention"
@@ -96,7 +98,7 @@ def fault_type(type_id: str) -> FaultType:
         return FAULT_TYPES[type_id]
     except KeyError:
         known = ", ".join(sorted(FAULT_TYPES))
-        raise ValueError(f"unknown fault type {type_id!r}; known types: {known}") from None
+        raise UnknownFaultType(f"unknown fault type {type_id!r}; known types: {known}") from None
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,7 @@ def test_unknown_benchmark_and_fault_type(published):
 
 
 def test_missing_host_data(published, tmp_path):
-    from adapters.base import HostDataError
+    from miscue.host import HostDataError
     from adapters.webshop import WebShopAdapter
 
     empty = tmp_path / "webshop-empty"

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from adapters.base import NotExecutable
+from miscue.host import NotExecutable
 from adapters.tau2 import Tau2Adapter
 from adapters.tau2_exec import NaiveExecutor, ToolCall
 from miscue.schema import Condition

@@ -17,7 +17,7 @@ import pytest
 from rapidfuzz import fuzz
 from typer.testing import CliRunner
 
-from adapters.base import HostDataError, NotExecutable
+from miscue.host import HostDataError, NotExecutable
 from adapters.webshop import (
     DEFAULT_DATA_DIR,
     WebShopAdapter,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.base import Adapter, NotExecutable
+from miscue.host import Adapter, NotExecutable
 from miscue.briefs import TargetedExtraction, WriterBrief
 from miscue.planning import value_from_spoken
 from miscue.schema import GroundTruth, Intent, Verdict

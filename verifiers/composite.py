@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.base import Adapter, NotExecutable
+from miscue.host import Adapter, NotExecutable
 from miscue.briefs import BlindExtraction, TargetedExtraction
 from miscue.canonical import canonical_json
 from miscue.planning import WHOLE_MESSAGE, AttemptPlan, CompositeAttemptPlan, takes_slot

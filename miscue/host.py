@@ -10,17 +10,14 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Generic, Sequence, TypeVar
 
+from miscue.errors import HostDataError, MiscueError
 from miscue.schema import GroundTruth, Intent
 from miscue.taxonomy import FAULT_TYPES, SlotFacts
 
 Recipe = TypeVar("Recipe")
 
 
-class HostDataError(RuntimeError):
-    """Host data is missing or malformed; the message names the file and the field."""
-
-
-class NotExecutable(Exception):
+class NotExecutable(MiscueError):
     """An intent cannot be compiled to executable recipes (``code`` is a stable reason)."""
 
     def __init__(self, code: str, detail: str = "") -> None:
