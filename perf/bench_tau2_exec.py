@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adapters.tau2 import Tau2Adapter  # noqa: E402
-from adapters.tau2_exec import FastExecutor, NaiveExecutor, environment_module, replay  # noqa: E402
+from adapters.tau2.exec import FastExecutor, NaiveExecutor, environment_module, replay  # noqa: E402
 from miscue.graphs import GraphBuilder  # noqa: E402
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from adapters.webshop import WebShopAdapter  # noqa: E402
-from adapters.webshop_reward import ClusterOracle, all_purchases, reward  # noqa: E402
+from adapters.webshop.reward import ClusterOracle, all_purchases, reward  # noqa: E402
 from miscue.graphs import GraphBuilder  # noqa: E402
 
 

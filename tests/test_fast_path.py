@@ -8,7 +8,7 @@ hashes do, with identical per-call errors, and the database must end pristine.
 
 import pytest
 
-from adapters.tau2_exec import FastExecutor, NaiveExecutor
+from adapters.tau2.exec import FastExecutor, NaiveExecutor
 
 
 def _all_recipes(adapter, build):

@@ -9,7 +9,7 @@ import pytest
 
 from miscue.host import NotExecutable
 from adapters.tau2 import Tau2Adapter
-from adapters.tau2_exec import NaiveExecutor, ToolCall
+from adapters.tau2.exec import NaiveExecutor, ToolCall
 from miscue.schema import Condition
 
 

@@ -27,7 +27,7 @@ from adapters.webshop import (
     read_value_at,
     split_of,
 )
-from adapters.webshop_reward import (
+from adapters.webshop.reward import (
     COLOR_SET,
     GoalSpec,
     HeuristicNouns,

@@ -17,9 +17,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from adapters import tau2_policy, tau2_words as words
+from adapters.tau2 import policy as tau2_policy, words
 from miscue.host import Adapter, Extra, FaultSupport, HostDataError, Mismatch, NotExecutable, Seed, SeedCheck
-from adapters.tau2_exec import FastExecutor, Outcome, ToolCall, environment_module, tau2_module
+from adapters.tau2.exec import FastExecutor, Outcome, ToolCall, environment_module, tau2_module
 from miscue.canonical import canonical_json
 from miscue.schema import Condition, GroundTruth, Intent
 from miscue.taxonomy import FAULT_TYPES

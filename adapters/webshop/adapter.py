@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator, Mapping, Sequence
 
 from miscue.host import Adapter, Extra, FaultSupport, HostDataError, Mismatch, NotExecutable, Seed, SeedCheck
-from adapters.webshop_reward import (
+from adapters.webshop.reward import (
     DUMMY_ATTR,
     PRICE_RANGE,
     PRICE_UNBOUNDED,
@@ -72,7 +72,7 @@ from miscue.canonical import content_hash
 from miscue.schema import Condition, GroundTruth, Intent
 from miscue.taxonomy import FAULT_TYPES
 
-DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "webshop"
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "webshop"
 GOAL_SHUFFLE_SEED = 233
 #: (split, first goal index, end) after the seed-233 shuffle (baseline_models/env.py)
 SPLITS = (("test", 0, 500), ("eval", 500, 1500), ("train", 1500, None))
