@@ -12,7 +12,7 @@ from adapters.tau2.exec import FastExecutor, NaiveExecutor
 
 
 def _all_recipes(adapter, build):
-    calls = {adapter._golden_calls(s) for s in adapter.load_seeds()}
+    calls = {adapter.golden_calls(s) for s in adapter.load_seeds()}
     for g in build.graphs:
         for node in g.nodes:
             calls.update(r.calls for r in adapter.compile(node.intent))
