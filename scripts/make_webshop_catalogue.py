@@ -625,6 +625,115 @@ def price_text(rng: random.Random, lo: int, hi: int) -> tuple[str, float]:
     return f"${price:.2f}", price
 
 
+def make_product(rng: random.Random, c: Cluster, k: int, asin: str) -> tuple[dict, dict, list[str], dict, float]:
+    """The ``k``-th product of cluster ``c``: (scraped record, items_ins_v2 entry, its features,
+    its customization options, its price), drawn from ``rng``."""
+    feats = rng.sample(list(c.features), rng.choice((3, 4, 4, 5)))
+    brand = c.brands[k % len(c.brands)]
+    style = rng.choice(c.styles)
+    shown = [f.title() if not f[0].isdigit() else f.upper() for f in feats[:rng.choice((1, 2))]]
+    name = " ".join(x for x in (brand, c.prefix, " ".join(shown), style) if x)
+    options = {}
+    for opt_name, values in c.options.items():
+        n = min(len(values), rng.choice((3, 4, 4, 5, 6)))
+        if opt_name.lower() == "size" and c.category == "fashion":
+            start = rng.randrange(0, len(values) - n + 1)
+            chosen = list(values[start:start + n])
+        else:
+            sample = set(rng.sample(list(values), n))
+            chosen = [v for v in values if v in sample]
+        options[opt_name] = [{"value": v, "image": None} for v in chosen]
+    pricing, price = price_text(rng, *c.price)
+    bullets = [c.features[f] for f in feats] + [
+        rng.choice((f"Backed by {brand}'s 1-year warranty.", "Ships in recyclable packaging.",
+                    f"A customer favourite from {brand}.", "Satisfaction guaranteed or your money back."))
+    ]
+    description = (
+        f"{name}. {rng.choice(('Designed for everyday use.', 'Built to last.', 'A staple you will reach for again and again.', 'Thoughtfully made and carefully tested.'))} "
+        f"{c.features[feats[-1]]}"
+    )
+    raw = {
+        "asin": asin,
+        "name": name,
+        "category": c.category,
+        "query": c.query,
+        "product_category": c.breadcrumb,
+        "full_description": description,
+        "small_description": bullets,
+        "pricing": pricing,
+        "customization_options": options,
+        "images": [f"https://m.media-amazon.com/images/I/{asin}.jpg"],
+        "brand": brand,
+        "average_rating": round(rng.uniform(3.6, 4.9), 1),
+        "total_reviews": rng.randint(12, 48000),
+    }
+    mined = list(feats) + [rng.choice(c.generic)] if c.generic else list(feats)
+    entry = {
+        "attributes": mined,
+        "instruction": f"Find me {c.query} with {', '.join(feats[:2])}",
+        "instruction_attributes": feats[:2],
+    }
+    return raw, entry, feats, options, price
+
+
+def goal_rows(rng: random.Random, worker: random.Random, c: Cluster, raw: dict, entry: dict, feats: list[str],
+              options: dict, n_goals: int) -> list[dict]:
+    """``n_goals`` human instructions for one annotated product: the first a fresh wish, each
+    later one either the same wish with one more requirement or a different wish."""
+    asin = raw["asin"]
+    rows = []
+    first_attrs: list[str] = []
+    first_opts: list[tuple[str, str]] = []
+    for g in range(n_goals):
+        if g == 0:
+            attrs = rng.sample(feats, rng.choice((1, 2, 2)))
+            names = list(options)
+            picked = rng.sample(names, 1 if len(names) == 1 or rng.random() < 0.7 else 2)
+            opts = [(n, rng.choice(options[n])["value"]) for n in names if n in picked]
+            first_attrs, first_opts = attrs, opts
+        elif rng.random() < 0.5:  # the same wish with one more requirement (a real refinement)
+            extra = [f for f in feats if f not in first_attrs]
+            attrs = first_attrs + extra[:1]
+            opts = first_opts
+        else:  # a different wish for the same product
+            attrs = rng.sample(feats, rng.choice((1, 2)))
+            name = rng.choice(list(options))
+            opts = [(name, rng.choice(options[name])["value"])]
+        spelled = [FUZZY_VARIANTS.get(a, a) if rng.random() < 0.35 else a for a in attrs]
+        text = instruction_text(rng, c.noun, spelled, opts)
+        rows.append({
+            "asin": asin,
+            "instruction": text,
+            "instruction_attributes": spelled,
+            "instruction_options": [v.lower() for _, v in opts],
+            "attributes": mined_attrs(entry),
+            "options": [f"{n.lower()}: {v.lower()}" for n, v in opts],
+            "worker_id": f"A{worker.randrange(10**12):012d}",
+            "assignment_id": "".join(worker.choice(ALNUM) for _ in range(30)),
+        })
+    return rows
+
+
+def flawed_rows(rng: random.Random, worker: random.Random, c: Cluster, flaw: int, raw: dict, feats: list[str],
+                options: dict) -> list[dict] | None:
+    """Flawed AMT data, as the real file has (None for the flaw numbers that add nothing)."""
+    if flaw in (0, 3):  # no attributes: WebShop skips the instruction
+        opts = [(n, options[n][0]["value"]) for n in list(options)[:1]]
+        text = f"{rng.choice(OPENERS)} {article(c.noun)}{c.noun} " + " ".join(option_phrase(n, v) for n, v in opts)
+        return [_row(raw["asin"], text, [], [v.lower() for _, v in opts], worker)]
+    if flaw == 1:  # an attribute the annotated product does not have
+        missing = next(f for f in c.features if f not in feats and not any(_overlaps(f, x) for x in feats))
+        opts = [(n, options[n][0]["value"]) for n in list(options)[:1]]
+        return [_row(raw["asin"], instruction_text(rng, c.noun, [feats[0], missing], opts), [feats[0], missing], [v.lower() for _, v in opts], worker)]
+    if flaw == 4:  # an option value the annotated product does not offer
+        name = list(options)[0]
+        offered = {o["value"] for o in options[name]}
+        absent = next((v for v in c.options[name] if v not in offered and all(_clearly_other(v, o) for o in offered)),
+                      NOT_OFFERED[name])
+        return [_row(raw["asin"], instruction_text(rng, c.noun, [feats[0]], [(name, absent)]), [feats[0]], [absent.lower()], worker)]
+    return None
+
+
 def build() -> tuple[list[dict], dict[str, dict], dict[str, list[dict]]]:
     products: list[dict] = []
     attributes: dict[str, dict] = {}
@@ -633,111 +742,23 @@ def build() -> tuple[list[dict], dict[str, dict], dict[str, list[dict]]]:
     worker = random.Random(SEED)
     for ci, c in enumerate(CLUSTERS):
         rng = random.Random(f"{SEED}:{c.query}")
-        pool = list(c.features)
         cluster_products = []
         for k in range(PRODUCTS_PER_CLUSTER):
             asin = make_asin(rng, taken)
-            feats = rng.sample(pool, rng.choice((3, 4, 4, 5)))
-            brand = c.brands[k % len(c.brands)]
-            style = rng.choice(c.styles)
-            shown = [f.title() if not f[0].isdigit() else f.upper() for f in feats[:rng.choice((1, 2))]]
-            name = " ".join(x for x in (brand, c.prefix, " ".join(shown), style) if x)
-            options = {}
-            for opt_name, values in c.options.items():
-                n = min(len(values), rng.choice((3, 4, 4, 5, 6)))
-                if opt_name.lower() == "size" and c.category == "fashion":
-                    start = rng.randrange(0, len(values) - n + 1)
-                    chosen = list(values[start:start + n])
-                else:
-                    sample = set(rng.sample(list(values), n))
-                    chosen = [v for v in values if v in sample]
-                options[opt_name] = [{"value": v, "image": None} for v in chosen]
-            pricing, price = price_text(rng, *c.price)
-            bullets = [c.features[f] for f in feats] + [
-                rng.choice((f"Backed by {brand}'s 1-year warranty.", "Ships in recyclable packaging.",
-                            f"A customer favourite from {brand}.", "Satisfaction guaranteed or your money back."))
-            ]
-            description = (
-                f"{name}. {rng.choice(('Designed for everyday use.', 'Built to last.', 'A staple you will reach for again and again.', 'Thoughtfully made and carefully tested.'))} "
-                f"{c.features[feats[-1]]}"
-            )
-            raw = {
-                "asin": asin,
-                "name": name,
-                "category": c.category,
-                "query": c.query,
-                "product_category": c.breadcrumb,
-                "full_description": description,
-                "small_description": bullets,
-                "pricing": pricing,
-                "customization_options": options,
-                "images": [f"https://m.media-amazon.com/images/I/{asin}.jpg"],
-                "brand": brand,
-                "average_rating": round(rng.uniform(3.6, 4.9), 1),
-                "total_reviews": rng.randint(12, 48000),
-            }
-            mined = list(feats) + [rng.choice(c.generic)] if c.generic else list(feats)
+            raw, entry, feats, options, price = make_product(rng, c, k, asin)
             products.append(raw)
-            attributes[asin] = {
-                "attributes": mined,
-                "instruction": f"Find me {c.query} with {', '.join(feats[:2])}",
-                "instruction_attributes": feats[:2],
-            }
+            attributes[asin] = entry
             cluster_products.append((raw, feats, options, price))
 
         # human goals: six annotated products per cluster, one to three instructions each
         for t, (raw, feats, options, price) in enumerate(cluster_products[:TARGETS_PER_CLUSTER]):
-            asin = raw["asin"]
-            n_goals = (2, 2, 2, 2, 1, 1)[t]
-            rows = []
-            first_attrs: list[str] = []
-            first_opts: list[tuple[str, str]] = []
-            for g in range(n_goals):
-                if g == 0:
-                    attrs = rng.sample(feats, rng.choice((1, 2, 2)))
-                    names = list(options)
-                    picked = rng.sample(names, 1 if len(names) == 1 or rng.random() < 0.7 else 2)
-                    opts = [(n, rng.choice(options[n])["value"]) for n in names if n in picked]
-                    first_attrs, first_opts = attrs, opts
-                elif rng.random() < 0.5:  # the same wish with one more requirement (a real refinement)
-                    extra = [f for f in feats if f not in first_attrs]
-                    attrs = first_attrs + extra[:1]
-                    opts = first_opts
-                else:  # a different wish for the same product
-                    attrs = rng.sample(feats, rng.choice((1, 2)))
-                    name = rng.choice(list(options))
-                    opts = [(name, rng.choice(options[name])["value"])]
-                spelled = [FUZZY_VARIANTS.get(a, a) if rng.random() < 0.35 else a for a in attrs]
-                text = instruction_text(rng, c.noun, spelled, opts)
-                rows.append({
-                    "asin": asin,
-                    "instruction": text,
-                    "instruction_attributes": spelled,
-                    "instruction_options": [v.lower() for _, v in opts],
-                    "attributes": mined_attrs(attributes[asin]),
-                    "options": [f"{n.lower()}: {v.lower()}" for n, v in opts],
-                    "worker_id": f"A{worker.randrange(10**12):012d}",
-                    "assignment_id": "".join(worker.choice(ALNUM) for _ in range(30)),
-                })
-            human[asin] = rows
+            human[raw["asin"]] = goal_rows(rng, worker, c, raw, attributes[raw["asin"]], feats, options, (2, 2, 2, 2, 1, 1)[t])
 
         # flawed AMT data, as the real file has: one instruction per kind in some clusters
         raw, feats, options, price = cluster_products[TARGETS_PER_CLUSTER]
-        flaw = ci % 6
-        if flaw in (0, 3):  # no attributes: WebShop skips the instruction
-            opts = [(n, options[n][0]["value"]) for n in list(options)[:1]]
-            text = f"{rng.choice(OPENERS)} {article(c.noun)}{c.noun} " + " ".join(option_phrase(n, v) for n, v in opts)
-            human[raw["asin"]] = [_row(raw["asin"], text, [], [v.lower() for _, v in opts], worker)]
-        elif flaw == 1:  # an attribute the annotated product does not have
-            missing = next(f for f in c.features if f not in feats and not any(_overlaps(f, x) for x in feats))
-            opts = [(n, options[n][0]["value"]) for n in list(options)[:1]]
-            human[raw["asin"]] = [_row(raw["asin"], instruction_text(rng, c.noun, [feats[0], missing], opts), [feats[0], missing], [v.lower() for _, v in opts], worker)]
-        elif flaw == 4:  # an option value the annotated product does not offer
-            name = list(options)[0]
-            offered = {o["value"] for o in options[name]}
-            absent = next((v for v in c.options[name] if v not in offered and all(_clearly_other(v, o) for o in offered)),
-                          NOT_OFFERED[name])
-            human[raw["asin"]] = [_row(raw["asin"], instruction_text(rng, c.noun, [feats[0]], [(name, absent)]), [feats[0]], [absent.lower()], worker)]
+        rows = flawed_rows(rng, worker, c, ci % 6, raw, feats, options)
+        if rows is not None:
+            human[raw["asin"]] = rows
     return products, attributes, human
 
 
