@@ -14,6 +14,7 @@ by :mod:`adapters.webshop.oracle`.
 
 from __future__ import annotations
 
+import os
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +35,12 @@ from miscue.schema import Condition, GroundTruth, Intent
 from miscue.taxonomy import FAULT_TYPES
 
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "webshop"
+#: names the WebShop data directory when the adapter is built without one (e.g. by the registry)
+DATA_DIR_VARIABLE = "MISCUE_WEBSHOP_DATA"
 MAX_PURCHASES = 200_000
+#: compiled answers kept: at most this many intents and this many purchases in all
+MAX_COMPILED, MAX_COMPILED_PURCHASES = 4096, 1_000_000
+ORACLES = 64  # clusters whose memoised predicates are kept
 MAX_WITNESSES = 200
 
 
@@ -61,11 +67,13 @@ class WebShopAdapter(WebShopSpeech, Adapter[Purchase]):
         splits: Iterable[str] = ("test",),
         require_full_quota: bool = True,
         type_factor: str = "auto",
-        cluster_cache: int = 32,
+        product_cache: int = 100_000,
     ) -> None:
-        self.data_dir = Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR
-        self.cluster_cache = cluster_cache
-        self.catalogue = Catalogue(self.data_dir, suffix, cluster_cache=4)
+        if data_dir is None:
+            data_dir = os.environ.get(DATA_DIR_VARIABLE) or DEFAULT_DATA_DIR
+        self.data_dir = Path(data_dir)
+        #: at most this many full products stay parsed (the most recently used)
+        self.catalogue = Catalogue(self.data_dir, suffix, product_cache=product_cache)
         self.splits = tuple(splits)
         unknown = set(self.splits) - {s for s, _, _ in SPLITS}
         if unknown:
@@ -76,6 +84,7 @@ class WebShopAdapter(WebShopSpeech, Adapter[Purchase]):
         self._targets = {target_ref(a): a for a in self.catalogue.goal_products}
         self._oracles: OrderedDict[str, ClusterOracle] = OrderedDict()
         self._compiled: OrderedDict[str, list[Purchase]] = OrderedDict()
+        self._compiled_size = 0  # purchases held by _compiled
         # domain() proposes values the reward cannot tell from the current one too; it remembers
         # them (candidate intent id -> the intents it is a blind shift of) for invalid_reason()
         self._blind_shifts: dict[str, set[str]] = {}
@@ -158,12 +167,13 @@ class WebShopAdapter(WebShopSpeech, Adapter[Purchase]):
         return oracle.products[oracle.position[asin]]
 
     def _oracle(self, cluster: str) -> ClusterOracle:
-        """The cluster's oracle (its memoised predicates), kept for the recent clusters."""
+        """The cluster's oracle over its index (its memoised predicates), kept for the
+        ``ORACLES`` most recently used clusters."""
         oracle = self._oracles.get(cluster)
         if oracle is None:
-            oracle = self._oracles[cluster] = ClusterOracle(self.catalogue.load_cluster(cluster), self.tagger)
+            oracle = self._oracles[cluster] = ClusterOracle(self.catalogue.index(cluster), self.tagger)
         self._oracles.move_to_end(cluster)
-        while len(self._oracles) > self.cluster_cache:
+        while len(self._oracles) > ORACLES:
             self._oracles.popitem(last=False)
         return oracle
 
@@ -212,8 +222,10 @@ class WebShopAdapter(WebShopSpeech, Adapter[Purchase]):
         except TooManyPurchases as exc:
             raise NotExecutable("answer_too_large", str(exc)) from None
         self._compiled[intent.intent_id] = purchases
-        while len(self._compiled) > 4096:
-            self._compiled.popitem(last=False)
+        self._compiled_size += len(purchases)
+        while len(self._compiled) > MAX_COMPILED or self._compiled_size > MAX_COMPILED_PURCHASES:
+            _, evicted = self._compiled.popitem(last=False)
+            self._compiled_size -= len(evicted)
         return purchases
 
     def _confirm(self, intent: Intent, recipes: Sequence[Purchase], products: Sequence[Product]) -> list[Purchase]:
@@ -247,12 +259,12 @@ class WebShopAdapter(WebShopSpeech, Adapter[Purchase]):
         spec = self._spec(intent)
         if spec.operation is not None:
             return GroundTruth.of("purchases", [])
-        products = self.catalogue.load_cluster(spec.cluster)
+        index = self._oracle(spec.cluster).index  # the cluster's index; a fresh oracle re-evaluates every predicate
         try:
-            purchases = ClusterOracle(products, self.tagger).purchases(spec.goal, MAX_PURCHASES)
+            purchases = ClusterOracle(index, self.tagger).purchases(spec.goal, MAX_PURCHASES)
         except TooManyPurchases as exc:
             raise NotExecutable("answer_too_large", str(exc)) from None
-        return GroundTruth.of("purchases", (p.key for p in self._confirm(intent, purchases, products)))
+        return GroundTruth.of("purchases", (p.key for p in self._confirm(intent, purchases, index.products)))
 
     def score(self, intent: Intent, asin: str, options: Mapping[str, str]) -> Reward:
         """WebShop's reward, in full, for buying ``asin`` with ``options`` under ``intent``."""
@@ -277,7 +289,7 @@ class WebShopAdapter(WebShopSpeech, Adapter[Purchase]):
             a for p in purchases for a in oracle.products[p.index].attributes
             if a != DUMMY_ATTR and ATTR + a not in present and a.strip()
         })
-        matches = {a: oracle.attribute_matches(a) for a in pool}
+        matches = oracle.attributes_held(pool, {p.index for p in purchases})
         out = []
         for p in purchases:
             props: dict[str, Any] = {ATTR + a: a for a in pool if p.index in matches[a]}
@@ -308,10 +320,10 @@ class WebShopAdapter(WebShopSpeech, Adapter[Purchase]):
         if cond is None:
             return []
         spec = self._spec(intent)
-        products = self._oracle(spec.cluster).products
+        index = self._oracle(spec.cluster).index
         if slot.startswith(OPTION):
             name = option_name(slot)
-            offered = Counter(v for p in products for v in dict.fromkeys(p.options.get(name, ())))
+            offered = index.offered(name)
             current = fuzz_process(cond.value)
             seen_order = list(offered)
             values = sorted((v for v in offered if fuzz_process(v) != current), key=lambda v: (-offered[v], seen_order.index(v)))
@@ -321,9 +333,9 @@ class WebShopAdapter(WebShopSpeech, Adapter[Purchase]):
                 self._blind_shifts.setdefault(intent.with_condition(cond.with_value(v)).intent_id, set()).add(intent.intent_id)
             return clear + unclear
         if slot == PRICE:
-            prices = [p.price for p in products]
-            top = next((s for s in PRICE_RANGE if s > max(prices)), PRICE_RANGE[-1])
-            steps = [s for s in PRICE_RANGE if min(prices) < s <= top and s != cond.value]
+            low, high = index.price_range
+            top = next((s for s in PRICE_RANGE if s > high), PRICE_RANGE[-1])
+            steps = [s for s in PRICE_RANGE if low < s <= top and s != cond.value]
             return sorted(steps, key=lambda s: (abs(s - cond.value), s))[:4]
         return []
 

@@ -1,4 +1,4 @@
-"""The catalogue: WebShop's three data files, streamed once into goals and a cluster index.
+"""The catalogue: WebShop's three data files, streamed once into goals and cluster indexes.
 
 Files, in WebShop's layouts (``web_agent_site/utils.py``), read from one directory:
 
@@ -7,10 +7,13 @@ Files, in WebShop's layouts (``web_agent_site/utils.py``), read from one directo
 * ``items_human_ins.json``: ``asin -> [{"instruction", "instruction_attributes",
   "instruction_options", ...}]`` (the human AMT instructions).
 
-Large catalogues: the products and attributes files are streamed once (never loaded whole);
-each product's byte offset is indexed by cluster, and a cluster is parsed on demand (a small
-LRU keeps the recent ones). The same path serves the 425-product shipped catalogue and the
-1.18M-product full one.
+Large catalogues: the products and attributes files are streamed once (never loaded whole)
+and every record is checked on the way. What the goal scans read is indexed per cluster in
+memory (:class:`~adapters.webshop.index.ClusterIndex`: a few hundred bytes a product); the
+products' lower-cased texts are spilled to an anonymous temporary file, one run per cluster;
+each record's byte offset and length are kept, so a full product is parsed again from its
+exact bytes only when a scan needs it (the most recent ones are kept). The same path serves
+the 425-product shipped catalogue and the 1.18M-product full one.
 """
 
 from __future__ import annotations
@@ -18,16 +21,23 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import random
+import tempfile
+import weakref
 from array import array
 from collections import OrderedDict
 from pathlib import Path
+from typing import BinaryIO
 
 from adapters.webshop.goals import GOAL_SHUFFLE_SEED, Goal, price_ceiling
+from adapters.webshop.index import ClusterIndex, text_of
 from adapters.webshop.records import RawProduct, check_attributes, check_human, check_product, pinned_price
 from adapters.webshop.reward import DUMMY_ATTR, Product
-from adapters.webshop.stream import Malformed, iter_array, iter_object, read_entry_at, read_value_at
+from adapters.webshop.stream import Malformed, iter_array, iter_object, read_span
 from miscue.host import HostDataError, NotExecutable
+
+SPILL_RUN = 1 << 20  # a cluster's texts go to the spill file in runs of about this many bytes
 
 
 def _find_files(directory: Path, suffix: str | None) -> tuple[Path, Path, Path]:
@@ -52,14 +62,39 @@ def _find_files(directory: Path, suffix: str | None) -> tuple[Path, Path, Path]:
     return products, attrs, human
 
 
-class Catalogue:
-    """The three files, streamed once: goals, per-cluster byte offsets, content hashes."""
+class _Cluster:
+    """One cluster's index plus where its records and texts are: per position the byte span of
+    the product record and of its attributes entry (length 0: none), and the spilled runs."""
 
-    def __init__(self, directory: Path, suffix: str | None = None, cluster_cache: int = 32, chunk: int = 1 << 20) -> None:
+    def __init__(self, index: ClusterIndex, number: int) -> None:
+        self.index = index
+        self.number = number  # order of first appearance in the products file
+        self.record_offsets, self.record_lengths = array("q"), array("I")
+        self.attr_offsets, self.attr_lengths = array("q"), array("I")
+        self.runs: list[tuple[int, int]] = []
+        self.pending = bytearray()
+        self.rewritten = False  # an asin had several attributes entries (the last one counts)
+
+
+class Catalogue:
+    """The three files, streamed once: goals, cluster indexes, content hashes.
+
+    ``product_cache`` full products and ``text_cache`` bytes of cluster texts stay in memory,
+    the most recently used first.
+    """
+
+    def __init__(self, directory: Path, suffix: str | None = None, chunk: int = 1 << 20,
+                 product_cache: int = 100_000, text_cache: int = 512 << 20) -> None:
         self.products_path, self.attrs_path, self.human_path = _find_files(Path(directory), suffix)
         self.sha256: dict[str, str] = {}
-        self._cluster_cache = cluster_cache
-        self._clusters: OrderedDict[str, list[Product]] = OrderedDict()
+        self._product_cache, self._text_cache = product_cache, text_cache
+        self._products: OrderedDict[tuple[str, int], Product] = OrderedDict()
+        self._texts: OrderedDict[str, bytes] = OrderedDict()
+        self._texts_held = 0
+        self.parsed = 0  # full products parsed since the files were indexed
+        self._handles: dict[Path, BinaryIO] = {}
+        self._spill = tempfile.TemporaryFile(prefix="miscue-webshop-texts-")
+        weakref.finalize(self, _close, self._handles, self._spill)
         human_bytes = self.human_path.read_bytes()
         self.sha256[self.human_path.name] = hashlib.sha256(human_bytes).hexdigest()
         try:
@@ -68,30 +103,37 @@ class Catalogue:
             raise HostDataError(f"{self.human_path}: not valid JSON ({exc}) (field: <root>)") from None
         del human_bytes
 
-        self.product_offsets: dict[str, array] = {}
+        self._clusters: dict[str, _Cluster] = {}
         self.goal_products: dict[str, RawProduct] = {}
-        cluster_no: dict[str, int] = {}  # asin -> cluster number, for the attributes pass only
-        numbers: dict[str, int] = {}
+        where: dict[str, int] = {}  # asin -> cluster number << 32 | position, for the attributes pass
+        order: list[_Cluster] = []
         goals: list[Goal] = []
         skipped = 0
-        hasher = hashlib.sha256()
         with open(self.products_path, "rb") as fh:
+            hasher = hashlib.sha256()
             try:
-                for i, (offset, raw) in enumerate(iter_array(fh, hasher, chunk)):
+                for i, (offset, length, raw) in enumerate(iter_array(fh, hasher, chunk)):
                     rec = check_product(self.products_path, i, raw)
-                    if rec is None or rec.asin in cluster_no:
+                    if rec is None or rec.asin in where:
                         continue
-                    if rec.query not in numbers:
-                        numbers[rec.query] = len(numbers)
-                        self.product_offsets[rec.query] = array("q")
-                    self.product_offsets[rec.query].append(offset)
-                    cluster_no[rec.asin] = numbers[rec.query]
-                    for text, attributes, options in human.get(rec.asin, ()):
+                    c = self._clusters.get(rec.query)
+                    if c is None:
+                        c = self._clusters[rec.query] = self._new_cluster(rec.query, len(order))
+                        order.append(c)
+                    price = pinned_price(rec.asin, rec.pricing)
+                    text = text_of(rec.name, rec.bullets, rec.description)
+                    pos = c.index.add_product(rec.asin, price, rec.options, text)
+                    c.record_offsets.append(offset)
+                    c.record_lengths.append(length)
+                    c.pending += text
+                    if len(c.pending) >= SPILL_RUN:
+                        self._flush(c)
+                    where[rec.asin] = c.number << 32 | pos
+                    for text_, attributes, options in human.get(rec.asin, ()):
                         if not attributes:
                             skipped += 1  # get_human_goals skips (and counts) these
                             continue
-                        price = pinned_price(rec.asin, rec.pricing)
-                        goals.append(Goal(-1, rec.asin, rec.query, text, attributes, options, price, price_ceiling(price)))
+                        goals.append(Goal(-1, rec.asin, rec.query, text_, attributes, options, price, price_ceiling(price)))
                         self.goal_products[rec.asin] = rec
             except Malformed as exc:
                 raise HostDataError(f"{self.products_path}: {exc} (field: {exc.field})") from None
@@ -99,55 +141,138 @@ class Catalogue:
                 raise HostDataError(f"{self.products_path}: not UTF-8 ({exc}) (field: <file>)") from None
         self.sha256[self.products_path.name] = hasher.hexdigest()
         self.skipped_instructions = skipped
-        self.products_loaded = len(cluster_no)
+        self.products_loaded = len(where)
+        for c in order:
+            self._flush(c)
+            n = len(c.index)
+            c.attr_offsets = array("q", bytes(8 * n))
+            c.attr_lengths = array("I", bytes(4 * n))
 
-        names = list(numbers)
-        self.attr_offsets: dict[str, array] = {name: array("q") for name in names}
-        hasher = hashlib.sha256()
         with open(self.attrs_path, "rb") as fh:
+            hasher = hashlib.sha256()
             try:
-                for offset, asin, value in iter_object(fh, hasher, chunk):
+                for offset, length, asin, value in iter_object(fh, hasher, chunk):
                     attrs = check_attributes(self.attrs_path, asin, value)
-                    if asin in cluster_no and attrs is not None:
-                        self.attr_offsets[names[cluster_no[asin]]].append(offset)
+                    packed = where.get(asin)
+                    if packed is None or attrs is None:
+                        continue
+                    c, pos = order[packed >> 32], packed & 0xFFFFFFFF
+                    c.rewritten |= c.attr_lengths[pos] > 0
+                    c.attr_offsets[pos], c.attr_lengths[pos] = offset, length
+                    c.index.add_attributes(pos, attrs)
             except Malformed as exc:
                 raise HostDataError(f"{self.attrs_path}: {exc} (field: {exc.field})") from None
             except UnicodeDecodeError as exc:
                 raise HostDataError(f"{self.attrs_path}: not UTF-8 ({exc}) (field: <file>)") from None
         self.sha256[self.attrs_path.name] = hasher.hexdigest()
-        del cluster_no
+        del where
+        self._stamps = {p: _stamp(p) for p in (self.products_path, self.attrs_path)}
+        for c in order:
+            if c.rewritten:  # index only the last entry of each asin, as a dict load would
+                c.index.clear_attributes()
+                for pos in range(len(c.index)):
+                    attrs = self._attributes(c, pos)
+                    if attrs is not None:
+                        c.index.add_attributes(pos, attrs)
+            c.index.finish()
 
         random.Random(GOAL_SHUFFLE_SEED).shuffle(goals)  # == random.seed(233); random.shuffle(goals)
         self.goals = [dataclasses.replace(g, index=i) for i, g in enumerate(goals)]
 
+    def _new_cluster(self, name: str, number: int) -> _Cluster:
+        return _Cluster(ClusterIndex(name, lambda pos: self.product(name, pos), lambda: self._text(name)), number)
+
+    def _flush(self, c: _Cluster) -> None:
+        if c.pending:
+            offset = self._spill.seek(0, os.SEEK_END)
+            self._spill.write(c.pending)
+            c.runs.append((offset, len(c.pending)))
+            c.pending = bytearray()
+
     @property
     def clusters(self) -> list[str]:
-        return list(self.product_offsets)
+        return list(self._clusters)
+
+    def cluster_size(self, cluster: str) -> int:
+        """How many products the cluster holds."""
+        c = self._clusters.get(cluster)
+        return len(c.index) if c is not None else 0
+
+    def index(self, cluster: str) -> ClusterIndex:
+        """The cluster's index (all clusters are indexed while the files are read)."""
+        c = self._clusters.get(cluster)
+        if c is None:
+            raise NotExecutable("unknown_cluster", cluster)
+        return c.index
+
+    def _text(self, cluster: str) -> bytes:
+        text = self._texts.get(cluster)
+        if text is None:
+            self._spill.flush()
+            text = b"".join(os.pread(self._spill.fileno(), length, offset) for offset, length in self._clusters[cluster].runs)
+            self._texts[cluster] = text
+            self._texts_held += len(text)
+            while self._texts_held > self._text_cache and len(self._texts) > 1:
+                _, evicted = self._texts.popitem(last=False)
+                self._texts_held -= len(evicted)
+        self._texts.move_to_end(cluster)
+        return text
+
+    def _handle(self, path: Path) -> BinaryIO:
+        if _stamp(path) != self._stamps[path]:
+            raise HostDataError(f"{path}: changed since it was indexed (field: <file>); load the catalogue again")
+        if path not in self._handles:
+            self._handles[path] = open(path, "rb", buffering=0)
+        return self._handles[path]
+
+    def _attributes(self, c: _Cluster, pos: int) -> tuple[str, ...] | None:
+        if not c.attr_lengths[pos]:
+            return None
+        fh = self._handle(self.attrs_path)
+        try:
+            ((asin, value),) = read_span(fh, c.attr_offsets[pos], c.attr_lengths[pos], wrap=True).items()
+        except Malformed as exc:
+            raise HostDataError(f"{self.attrs_path}: {exc} (field: {exc.field})") from None
+        return check_attributes(self.attrs_path, asin, value)
+
+    def product(self, cluster: str, pos: int) -> Product:
+        """The ``pos``-th product of the cluster (file order), parsed from its record's bytes."""
+        key = (cluster, pos)
+        product = self._products.get(key)
+        if product is not None:
+            self._products.move_to_end(key)
+            return product
+        c = self._clusters[cluster]
+        offset = c.record_offsets[pos]
+        try:
+            raw = read_span(self._handle(self.products_path), offset, c.record_lengths[pos])
+        except Malformed as exc:
+            raise HostDataError(f"{self.products_path}: {exc} (field: {exc.field})") from None
+        rec = check_product(self.products_path, f"at byte {offset}", raw)
+        assert rec is not None
+        self.parsed += 1
+        product = Product(
+            asin=rec.asin, name=rec.name, query=rec.query, category=rec.category,
+            product_category=rec.product_category, bullet_points=rec.bullets, description=rec.description,
+            attributes=self._attributes(c, pos) or (DUMMY_ATTR,), options=rec.options, pricing=rec.pricing,
+            price=pinned_price(rec.asin, rec.pricing),
+        )
+        self._products[key] = product
+        if len(self._products) > self._product_cache:
+            self._products.popitem(last=False)
+        return product
 
     def load_cluster(self, cluster: str) -> list[Product]:
-        """The cluster's products in file order, parsed from their offsets (LRU-cached)."""
-        if cluster in self._clusters:
-            self._clusters.move_to_end(cluster)
-            return self._clusters[cluster]
-        if cluster not in self.product_offsets:
-            raise NotExecutable("unknown_cluster", cluster)
-        attributes: dict[str, tuple[str, ...]] = {}
-        with open(self.attrs_path, "rb") as fh:
-            for offset in self.attr_offsets.get(cluster, ()):
-                asin, value = read_entry_at(fh, offset)
-                attributes[asin] = check_attributes(self.attrs_path, asin, value) or (DUMMY_ATTR,)
-        products = []
-        with open(self.products_path, "rb") as fh:
-            for offset in self.product_offsets[cluster]:
-                rec = check_product(self.products_path, f"at byte {offset}", read_value_at(fh, offset))
-                assert rec is not None
-                products.append(Product(
-                    asin=rec.asin, name=rec.name, query=rec.query, category=rec.category,
-                    product_category=rec.product_category, bullet_points=rec.bullets, description=rec.description,
-                    attributes=attributes.get(rec.asin, (DUMMY_ATTR,)), options=rec.options, pricing=rec.pricing,
-                    price=pinned_price(rec.asin, rec.pricing),
-                ))
-        self._clusters[cluster] = products
-        while len(self._clusters) > self._cluster_cache:
-            self._clusters.popitem(last=False)
-        return products
+        """The cluster's products in file order, all parsed."""
+        return list(self.index(cluster).products)
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    st = path.stat()
+    return st.st_size, st.st_mtime_ns
+
+
+def _close(handles: dict[Path, BinaryIO], spill: BinaryIO) -> None:
+    for fh in handles.values():
+        fh.close()
+    spill.close()

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from miscue.host import HostDataError
 
@@ -37,17 +36,33 @@ def _want(path: Path, where: str, record: Any, field: str, kind: type | tuple[ty
     return value
 
 
+_NOT_PRICE = re.compile(r"[^\d.]")
+#: the plain text fields of a product record, in the order they are checked
+_TEXT_FIELDS = ("name", "query", "category", "product_category", "full_description")
+
+
 def _parse_pricing(path: Path, where: str, raw: Any) -> tuple[float, ...]:
-    """load_products: split on '$', strip everything but digits and dots; none -> [100.0]."""
+    """load_products: split on '$', strip everything but digits and dots; none -> [100.0].
+
+    (``float`` of a digits-and-dots string is the correctly rounded value, as
+    ``float(Decimal(...))`` is, and fails on the same strings.)
+    """
     if raw is None or raw == "" or raw == []:
         return (100.0,)
     if not isinstance(raw, str):
         raise _fail(path, where, "pricing", f"must be a string like '$12.99', got {type(raw).__name__}")
     try:
-        values = tuple(float(Decimal(re.sub(r"[^\d.]", "", part))) for part in raw.split("$")[1:])
-    except InvalidOperation:
+        values = tuple(_price_part(part) for part in raw.split("$")[1:])
+    except ValueError:
         raise _fail(path, where, "pricing", f"cannot be parsed as a price: {raw!r}") from None
     return values[:2]
+
+
+def _price_part(part: str) -> float:
+    digits = part.strip(" -")  # the common "12.99 - " needs no pattern
+    if not digits.replace(".", "").isdecimal():
+        digits = _NOT_PRICE.sub("", part)
+    return float(digits)
 
 
 def pinned_price(asin: str, pricing: Sequence[float]) -> float:
@@ -59,8 +74,9 @@ def pinned_price(asin: str, pricing: Sequence[float]) -> float:
     return round(random.Random(f"webshop-price:{asin}").uniform(pricing[0], pricing[1]), 2)
 
 
-@dataclass(frozen=True)
-class RawProduct:
+class RawProduct(NamedTuple):
+    """A checked product record (a named tuple: one is built for every record of the file)."""
+
     asin: str
     name: str
     query: str
@@ -79,11 +95,11 @@ def check_product(path: Path, index: int | str, raw: Any) -> RawProduct | None:
     if asin == "nan" or len(asin) > 10:
         return None
     where = f"product #{index} (asin {asin})"
-    name = _want(path, where, raw, "name", str)
-    query = _want(path, where, raw, "query", str)
-    category = _want(path, where, raw, "category", str)
-    product_category = _want(path, where, raw, "product_category", str)
-    description = _want(path, where, raw, "full_description", str)
+    # the common case inline; _want only to name the first field that is wrong
+    texts = [raw.get(f) for f in _TEXT_FIELDS]
+    if not all(type(v) is str for v in texts):
+        texts = [_want(path, where, raw, f, str) for f in _TEXT_FIELDS]
+    name, query, category, product_category, description = texts
     small = _want(path, where, raw, "small_description", (list, str))
     bullets = [small] if isinstance(small, str) else small
     if not all(isinstance(b, str) for b in bullets):
@@ -98,16 +114,32 @@ def check_product(path: Path, index: int | str, raw: Any) -> RawProduct | None:
         field = f"customization_options.{opt_name}"
         if not isinstance(contents, list):
             raise _fail(path, where, field, f"must be a list of {{'value', 'image'}} objects, got {type(contents).__name__}")
-        values = []
-        for k, content in enumerate(contents):
-            value = _want(path, where, content, "value", str) if isinstance(content, dict) else None
-            if value is None:
-                raise _fail(path, where, f"{field}[{k}].value", "must be a string")
-            values.append(value.strip().replace("/", " | ").lower())
+        values = [_clickable(v) for v in _option_values(path, where, field, contents)]
         if values:  # an option without values offers nothing to click: no choice to make
             options[opt_name.lower()] = tuple(values)
     pricing = _parse_pricing(path, where, raw.get("pricing"))
     return RawProduct(asin, name, query.lower().strip(), category, product_category, tuple(bullets), description, options, pricing)
+
+
+@lru_cache(maxsize=1 << 16)
+def _clickable(value: str) -> str:
+    """An option value as load_products keeps it: stripped, '/' -> ' | ', lower-cased."""
+    return value.strip().replace("/", " | ").lower()
+
+
+def _option_values(path: Path, where: str, field: str, contents: list) -> list[str]:
+    """The ``value`` of every ``{"value", "image"}`` object of one option, as scraped."""
+    try:
+        values = [content["value"] for content in contents]  # the common case, in one pass
+        if all(type(v) is str for v in values):
+            return values
+    except (TypeError, KeyError):
+        pass
+    for k, content in enumerate(contents):  # name the first entry that is wrong
+        value = _want(path, where, content, "value", str) if isinstance(content, dict) else None
+        if value is None:
+            raise _fail(path, where, f"{field}[{k}].value", "must be a string")
+    raise AssertionError("unreachable: some entry was wrong")
 
 
 def check_attributes(path: Path, asin: str, value: Any) -> tuple[str, ...] | None:

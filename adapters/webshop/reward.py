@@ -25,6 +25,7 @@ whole cluster at once.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Mapping, Sequence
 
 from adapters.webshop.matching import fuzzy_match, normalize_color
@@ -36,6 +37,11 @@ PRICE_RANGE: tuple[int, ...] = tuple(10 * i for i in range(1, 100))
 PRICE_UNBOUNDED = 1_000_000.0
 #: items_ins_v2 fallback when a product has no mined attributes (web_agent_site/utils.py)
 DUMMY_ATTR = "DUMMY_ATTR"
+
+
+def lowered_texts(name: str, bullet_points: Sequence[str], description: str) -> tuple[str, str, str]:
+    """The lower-cased title, joined bullet points and description the attribute rule searches."""
+    return name.lower(), " ".join(bullet_points).lower(), description.lower()
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,9 +64,10 @@ class Product:
     description_lower: str = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "title_lower", self.name.lower())
-        object.__setattr__(self, "bullets_lower", " ".join(self.bullet_points).lower())
-        object.__setattr__(self, "description_lower", self.description.lower())
+        title, bullets, description = lowered_texts(self.name, self.bullet_points, self.description)
+        object.__setattr__(self, "title_lower", title)
+        object.__setattr__(self, "bullets_lower", bullets)
+        object.__setattr__(self, "description_lower", description)
 
     @property
     def title(self) -> str:
@@ -130,10 +137,17 @@ def attribute_reward(product: Product, goal_attrs: Sequence[str]) -> tuple[float
 
 
 def option_reward(purchased: Sequence[str], goal_options: Sequence[str]) -> tuple[float | None, int]:
+    n = matched_options(tuple(purchased), tuple(goal_options))
+    return (n / len(goal_options) if goal_options else None), n
+
+
+@lru_cache(maxsize=1 << 16)
+def matched_options(purchased: tuple[str, ...], goal_options: tuple[str, ...]) -> int:
+    """n_opt: the goal options some purchased value matches (a pure function of the strings,
+    so kept: a cluster's purchases repeat the same few value combinations)."""
     bought = [normalize_color(o) for o in purchased]
     wanted = [normalize_color(o) for o in goal_options]
-    n = sum(1 for g in wanted if any(fuzzy_match(p, g) for p in bought))
-    return (n / len(wanted) if wanted else None), n
+    return sum(1 for g in wanted if any(fuzzy_match(p, g) for p in bought))
 
 
 def reward(product: Product, goal: GoalSpec, price: float, options: Mapping[str, str], tagger: NounTagger) -> Reward:
@@ -158,4 +172,4 @@ def rewards_of_choices(product: Product, goal: GoalSpec, choices: Sequence[Mappi
     _, n_att = attribute_reward(product, goal.attributes)
     r_price = product.price <= goal.price_upper
     denominator = len(goal.attributes) + len(goal.options) + 1
-    return [(n_att + option_reward(list(c.values()), goal.options)[1] + r_price) / denominator * rt for c in choices]
+    return [(n_att + matched_options(tuple(c.values()), goal.options) + r_price) / denominator * rt for c in choices]

@@ -2,7 +2,8 @@
 
 WebShop's full products and attributes files are several gigabytes; they are read in
 fixed-size chunks, never held whole, and every value comes with its byte offset, so a value can
-be parsed again later straight from the file (:func:`read_value_at`, :func:`read_entry_at`).
+be parsed again later straight from the file: :func:`read_span` when its byte length was
+recorded too (one read of exactly its bytes), :func:`read_value_at` otherwise.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any, BinaryIO, Iterator
 
 _DECODER = json.JSONDecoder()
 _NON_WS = re.compile(r"[^ \t\n\r]")
+_WS = " \t\n\r"
 
 
 class Malformed(Exception):
@@ -43,6 +45,7 @@ class _Reader:
         self.pos = 0
         self.byte = offset  # byte offset of buf[pos]
         self.eof = False
+        self._ascii = True  # buf holds only ASCII: a character is a byte
 
     def _fill(self) -> bool:
         if self.eof:
@@ -53,17 +56,23 @@ class _Reader:
         text = self._dec.decode(data, final=not data)
         self.buf = self.buf[self.pos:] + text
         self.pos = 0
+        self._ascii = self.buf.isascii()
         if not data:
             self.eof = True
         return bool(data)
 
     def _advance(self, end: int) -> None:
-        piece = self.buf[self.pos:end]
-        self.byte += len(piece) if piece.isascii() else len(piece.encode("utf-8"))
+        if self._ascii:
+            self.byte += end - self.pos
+        else:
+            piece = self.buf[self.pos:end]
+            self.byte += len(piece) if piece.isascii() else len(piece.encode("utf-8"))
         self.pos = end
 
     def peek(self) -> str | None:
         """The next non-whitespace character (not consumed); None at the end of the file."""
+        if self.pos < len(self.buf) and self.buf[self.pos] not in _WS:
+            return self.buf[self.pos]
         while True:
             m = _NON_WS.search(self.buf, self.pos)
             if m:
@@ -102,8 +111,8 @@ class _Reader:
             raise Malformed(f"unexpected {ch!r} after the top-level value at byte {self.byte}", "<root>")
 
 
-def iter_array(fh: BinaryIO, hasher: Any = None, chunk: int = 1 << 20) -> Iterator[tuple[int, Any]]:
-    """(byte offset, element) of a top-level JSON list, streamed."""
+def iter_array(fh: BinaryIO, hasher: Any = None, chunk: int = 1 << 20) -> Iterator[tuple[int, int, Any]]:
+    """(byte offset, byte length, element) of a top-level JSON list, streamed."""
     r = _Reader(fh, 0, hasher, chunk)
     if r.peek() != "[":
         raise Malformed("the top level must be a JSON list", "<root>")
@@ -113,7 +122,8 @@ def iter_array(fh: BinaryIO, hasher: Any = None, chunk: int = 1 << 20) -> Iterat
     else:
         i = 0
         while True:
-            yield r.value(f"[{i}]")
+            offset, value = r.value(f"[{i}]")
+            yield offset, r.byte - offset, value
             i += 1
             ch = r.peek()
             if ch == ",":
@@ -124,8 +134,9 @@ def iter_array(fh: BinaryIO, hasher: Any = None, chunk: int = 1 << 20) -> Iterat
     r.drain()
 
 
-def iter_object(fh: BinaryIO, hasher: Any = None, chunk: int = 1 << 20) -> Iterator[tuple[int, str, Any]]:
-    """(byte offset of the key, key, value) of a top-level JSON object, streamed."""
+def iter_object(fh: BinaryIO, hasher: Any = None, chunk: int = 1 << 20) -> Iterator[tuple[int, int, str, Any]]:
+    """(byte offset of the key, byte length of ``key: value``, key, value) of a top-level JSON
+    object, streamed."""
     r = _Reader(fh, 0, hasher, chunk)
     if r.peek() != "{":
         raise Malformed("the top level must be a JSON object", "<root>")
@@ -139,7 +150,7 @@ def iter_object(fh: BinaryIO, hasher: Any = None, chunk: int = 1 << 20) -> Itera
                 raise Malformed(f"object key at byte {offset} is not a string", "<key>")
             r.take(":", key)
             _, value = r.value(key)
-            yield offset, key, value
+            yield offset, r.byte - offset, key, value
             if r.peek() == ",":
                 r.take(",", key)
                 continue
@@ -149,11 +160,17 @@ def iter_object(fh: BinaryIO, hasher: Any = None, chunk: int = 1 << 20) -> Itera
 
 
 def read_value_at(fh: BinaryIO, offset: int, chunk: int = 1 << 16) -> Any:
+    """The JSON value starting at byte ``offset`` (its end found by parsing)."""
     return _Reader(fh, offset, chunk=chunk).value("<value>")[1]
 
 
-def read_entry_at(fh: BinaryIO, offset: int, chunk: int = 1 << 16) -> tuple[str, Any]:
-    r = _Reader(fh, offset, chunk=chunk)
-    _, key = r.value("<key>")
-    r.take(":", str(key))
-    return key, r.value(str(key))[1]
+def read_span(fh: BinaryIO, offset: int, length: int, wrap: bool = False) -> Any:
+    """The JSON value of exactly the ``length`` bytes at ``offset``, as :func:`iter_array`
+    measured them; ``wrap``: an object entry ``"key": value`` as :func:`iter_object` measured
+    it, returned as a one-entry dict."""
+    fh.seek(offset)
+    data = fh.read(length)
+    try:
+        return json.loads(b"{" + data + b"}" if wrap else data)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise Malformed(f"not valid JSON at byte {offset} (did the file change since it was indexed?): {exc}", "<value>") from None
