@@ -30,7 +30,6 @@ from adapters.webshop import (
 from adapters.webshop.matching import COLOR_SET, distinguishable, normalize_color, token_set_ratio
 from adapters.webshop.nouns import HeuristicNouns
 from adapters.webshop.reward import GoalSpec, Product, reward
-from adapters.webshop.stream import read_span
 from flows.cli import app
 from miscue.graphs import GraphBuilder, battery
 from miscue.schema import Condition, Operator
@@ -334,16 +333,12 @@ def test_streaming_reader_matches_json_and_offsets():
     raw = ("[\n" + ",\n  ".join(json.dumps(r, ensure_ascii=bool(i % 2)) for i, r in enumerate(records)) + "\n]\n").encode()
     for chunk in (5, 7, 64, 1 << 20):  # chunk borders fall inside values and multi-byte characters
         got = list(iter_array(io.BytesIO(raw), chunk=chunk))
-        assert [v for _, _, v in got] == records
-        for offset, length, value in got:
+        assert [v for _, v in got] == records
+        for offset, value in got:
             assert read_value_at(io.BytesIO(raw), offset, chunk=3) == value
-            assert read_span(io.BytesIO(raw), offset, length) == value  # exactly the record's bytes
     obj = {f"B{i:09d}": {"attributes": ["ünïcode", str(i)]} for i in range(30)}
     raw = json.dumps(obj, ensure_ascii=False, indent=2).encode()
-    entries = list(iter_object(io.BytesIO(raw), chunk=11))
-    assert {k: v for _, _, k, v in entries} == obj
-    for offset, length, key, value in entries:
-        assert read_span(io.BytesIO(raw), offset, length, wrap=True) == {key: value}
+    assert {k: v for _, k, v in iter_object(io.BytesIO(raw), chunk=11)} == obj
 
 
 def test_environment_id_follows_the_data(tmp_path):

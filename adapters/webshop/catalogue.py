@@ -9,11 +9,12 @@ Files, in WebShop's layouts (``web_agent_site/utils.py``), read from one directo
 
 Large catalogues: the products and attributes files are streamed once (never loaded whole)
 and every record is checked on the way. What the goal scans read is indexed per cluster in
-memory (:class:`~adapters.webshop.index.ClusterIndex`: a few hundred bytes a product); the
-products' lower-cased texts are spilled to an anonymous temporary file, one run per cluster;
-each record's byte offset and length are kept, so a full product is parsed again from its
-exact bytes only when a scan needs it (the most recent ones are kept). The same path serves
-the 425-product shipped catalogue and the 1.18M-product full one.
+memory (:class:`~adapters.webshop.index.ClusterIndex`: a few hundred bytes a product). The
+rest goes to an anonymous temporary file: the products' lower-cased texts, in runs per
+cluster, and each checked record with its attributes in a compact form (``marshal``), so a
+full product is rebuilt without JSON or checks, only when a scan needs it (the most recent
+ones are kept). The catalogue is thus a snapshot of the files whose hashes it reports. The
+same path serves the 425-product shipped catalogue and the 1.18M-product full one.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import marshal
 import os
 import random
 import tempfile
@@ -28,13 +30,12 @@ import weakref
 from array import array
 from collections import OrderedDict
 from pathlib import Path
-from typing import BinaryIO
 
 from adapters.webshop.goals import GOAL_SHUFFLE_SEED, Goal, price_ceiling
 from adapters.webshop.index import ClusterIndex, text_of
 from adapters.webshop.records import RawProduct, check_attributes, check_human, check_product, pinned_price
 from adapters.webshop.reward import DUMMY_ATTR, Product
-from adapters.webshop.stream import Malformed, iter_array, iter_object, read_span
+from adapters.webshop.stream import Malformed, iter_array, iter_object
 from miscue.host import HostDataError, NotExecutable
 
 SPILL_RUN = 1 << 20  # a cluster's texts go to the spill file in runs of about this many bytes
@@ -63,8 +64,8 @@ def _find_files(directory: Path, suffix: str | None) -> tuple[Path, Path, Path]:
 
 
 class _Cluster:
-    """One cluster's index plus where its records and texts are: per position the byte span of
-    the product record and of its attributes entry (length 0: none), and the spilled runs."""
+    """One cluster's index plus where its spilled data is: per position the span of the product
+    record and of its attributes (length 0: none), and the runs of its texts."""
 
     def __init__(self, index: ClusterIndex, number: int) -> None:
         self.index = index
@@ -91,10 +92,9 @@ class Catalogue:
         self._products: OrderedDict[tuple[str, int], Product] = OrderedDict()
         self._texts: OrderedDict[str, bytes] = OrderedDict()
         self._texts_held = 0
-        self.parsed = 0  # full products parsed since the files were indexed
-        self._handles: dict[Path, BinaryIO] = {}
-        self._spill = tempfile.TemporaryFile(prefix="miscue-webshop-texts-")
-        weakref.finalize(self, _close, self._handles, self._spill)
+        self.parsed = 0  # full products rebuilt since the files were indexed
+        self._spill = tempfile.TemporaryFile(prefix="miscue-webshop-")
+        weakref.finalize(self, self._spill.close)
         human_bytes = self.human_path.read_bytes()
         self.sha256[self.human_path.name] = hashlib.sha256(human_bytes).hexdigest()
         try:
@@ -112,7 +112,7 @@ class Catalogue:
         with open(self.products_path, "rb") as fh:
             hasher = hashlib.sha256()
             try:
-                for i, (offset, length, raw) in enumerate(iter_array(fh, hasher, chunk)):
+                for i, (_, raw) in enumerate(iter_array(fh, hasher, chunk)):
                     rec = check_product(self.products_path, i, raw)
                     if rec is None or rec.asin in where:
                         continue
@@ -123,8 +123,8 @@ class Catalogue:
                     price = pinned_price(rec.asin, rec.pricing)
                     text = text_of(rec.name, rec.bullets, rec.description)
                     pos = c.index.add_product(rec.asin, price, rec.options, text)
-                    c.record_offsets.append(offset)
-                    c.record_lengths.append(length)
+                    self._spill_to(c.record_offsets, c.record_lengths, marshal.dumps(
+                        (rec.asin, rec.name, rec.category, rec.product_category, rec.bullets, rec.description, rec.options, rec.pricing, price)))
                     c.pending += text
                     if len(c.pending) >= SPILL_RUN:
                         self._flush(c)
@@ -151,14 +151,16 @@ class Catalogue:
         with open(self.attrs_path, "rb") as fh:
             hasher = hashlib.sha256()
             try:
-                for offset, length, asin, value in iter_object(fh, hasher, chunk):
+                for _, asin, value in iter_object(fh, hasher, chunk):
                     attrs = check_attributes(self.attrs_path, asin, value)
                     packed = where.get(asin)
                     if packed is None or attrs is None:
                         continue
                     c, pos = order[packed >> 32], packed & 0xFFFFFFFF
                     c.rewritten |= c.attr_lengths[pos] > 0
-                    c.attr_offsets[pos], c.attr_lengths[pos] = offset, length
+                    data = marshal.dumps(attrs)
+                    c.attr_offsets[pos], c.attr_lengths[pos] = self._spill.tell(), len(data)
+                    self._spill.write(data)
                     c.index.add_attributes(pos, attrs)
             except Malformed as exc:
                 raise HostDataError(f"{self.attrs_path}: {exc} (field: {exc.field})") from None
@@ -166,7 +168,7 @@ class Catalogue:
                 raise HostDataError(f"{self.attrs_path}: not UTF-8 ({exc}) (field: <file>)") from None
         self.sha256[self.attrs_path.name] = hasher.hexdigest()
         del where
-        self._stamps = {p: _stamp(p) for p in (self.products_path, self.attrs_path)}
+        self._spill.flush()
         for c in order:
             if c.rewritten:  # index only the last entry of each asin, as a dict load would
                 c.index.clear_attributes()
@@ -182,12 +184,19 @@ class Catalogue:
     def _new_cluster(self, name: str, number: int) -> _Cluster:
         return _Cluster(ClusterIndex(name, lambda pos: self.product(name, pos), lambda: self._text(name)), number)
 
+    def _spill_to(self, offsets: array, lengths: array, data: bytes) -> None:
+        offsets.append(self._spill.tell())
+        lengths.append(len(data))
+        self._spill.write(data)
+
     def _flush(self, c: _Cluster) -> None:
         if c.pending:
-            offset = self._spill.seek(0, os.SEEK_END)
+            c.runs.append((self._spill.tell(), len(c.pending)))
             self._spill.write(c.pending)
-            c.runs.append((offset, len(c.pending)))
             c.pending = bytearray()
+
+    def _read(self, offset: int, length: int) -> bytes:
+        return os.pread(self._spill.fileno(), length, offset)
 
     @property
     def clusters(self) -> list[str]:
@@ -208,8 +217,7 @@ class Catalogue:
     def _text(self, cluster: str) -> bytes:
         text = self._texts.get(cluster)
         if text is None:
-            self._spill.flush()
-            text = b"".join(os.pread(self._spill.fileno(), length, offset) for offset, length in self._clusters[cluster].runs)
+            text = b"".join(self._read(offset, length) for offset, length in self._clusters[cluster].runs)
             self._texts[cluster] = text
             self._texts_held += len(text)
             while self._texts_held > self._text_cache and len(self._texts) > 1:
@@ -218,44 +226,24 @@ class Catalogue:
         self._texts.move_to_end(cluster)
         return text
 
-    def _handle(self, path: Path) -> BinaryIO:
-        if _stamp(path) != self._stamps[path]:
-            raise HostDataError(f"{path}: changed since it was indexed (field: <file>); load the catalogue again")
-        if path not in self._handles:
-            self._handles[path] = open(path, "rb", buffering=0)
-        return self._handles[path]
-
     def _attributes(self, c: _Cluster, pos: int) -> tuple[str, ...] | None:
-        if not c.attr_lengths[pos]:
-            return None
-        fh = self._handle(self.attrs_path)
-        try:
-            ((asin, value),) = read_span(fh, c.attr_offsets[pos], c.attr_lengths[pos], wrap=True).items()
-        except Malformed as exc:
-            raise HostDataError(f"{self.attrs_path}: {exc} (field: {exc.field})") from None
-        return check_attributes(self.attrs_path, asin, value)
+        return marshal.loads(self._read(c.attr_offsets[pos], c.attr_lengths[pos])) if c.attr_lengths[pos] else None
 
     def product(self, cluster: str, pos: int) -> Product:
-        """The ``pos``-th product of the cluster (file order), parsed from its record's bytes."""
+        """The ``pos``-th product of the cluster (file order), rebuilt from its spilled record."""
         key = (cluster, pos)
         product = self._products.get(key)
         if product is not None:
             self._products.move_to_end(key)
             return product
         c = self._clusters[cluster]
-        offset = c.record_offsets[pos]
-        try:
-            raw = read_span(self._handle(self.products_path), offset, c.record_lengths[pos])
-        except Malformed as exc:
-            raise HostDataError(f"{self.products_path}: {exc} (field: {exc.field})") from None
-        rec = check_product(self.products_path, f"at byte {offset}", raw)
-        assert rec is not None
+        asin, name, category, product_category, bullets, description, options, pricing, price = marshal.loads(
+            self._read(c.record_offsets[pos], c.record_lengths[pos]))
         self.parsed += 1
         product = Product(
-            asin=rec.asin, name=rec.name, query=rec.query, category=rec.category,
-            product_category=rec.product_category, bullet_points=rec.bullets, description=rec.description,
-            attributes=self._attributes(c, pos) or (DUMMY_ATTR,), options=rec.options, pricing=rec.pricing,
-            price=pinned_price(rec.asin, rec.pricing),
+            asin=asin, name=name, query=cluster, category=category, product_category=product_category,
+            bullet_points=bullets, description=description, attributes=self._attributes(c, pos) or (DUMMY_ATTR,),
+            options=options, pricing=pricing, price=price,
         )
         self._products[key] = product
         if len(self._products) > self._product_cache:
@@ -266,13 +254,3 @@ class Catalogue:
         """The cluster's products in file order, all parsed."""
         return list(self.index(cluster).products)
 
-
-def _stamp(path: Path) -> tuple[int, int]:
-    st = path.stat()
-    return st.st_size, st.st_mtime_ns
-
-
-def _close(handles: dict[Path, BinaryIO], spill: BinaryIO) -> None:
-    for fh in handles.values():
-        fh.close()
-    spill.close()

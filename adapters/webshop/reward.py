@@ -106,15 +106,22 @@ class Reward:
 
 
 def type_reward(product: Product, goal: GoalSpec, tagger: NounTagger) -> TypeReward:
-    query_match = product.query == goal.query
-    bought = {x.strip() for x in product.product_category.split("›")}
-    wanted = {x.strip() for x in goal.product_category.split("›")}
+    return _type_reward(product.name, product.query, product.product_category, goal.name, goal.query, goal.product_category, tagger)
+
+
+# the reward's parts are pure functions of strings: kept for the pairs a cluster's goals repeat
+@lru_cache(maxsize=1 << 18)
+def _type_reward(name: str, query: str, product_category: str, goal_name: str, goal_query: str, goal_category: str,
+                 tagger: NounTagger) -> TypeReward:
+    query_match = query == goal_query
+    bought = {x.strip() for x in product_category.split("›")}
+    wanted = {x.strip() for x in goal_category.split("›")}
     category_match = len(bought & wanted) >= 2
-    desired = tagger.nouns(goal.name)
+    desired = tagger.nouns(goal_name)
     if not desired:
         title_score = 0.2
     else:
-        title_score = len(set(tagger.nouns(product.name)) & set(desired)) / len(desired)
+        title_score = len(set(tagger.nouns(name)) & set(desired)) / len(desired)
     r_type = 1.0
     if not (query_match or category_match or title_score > 0.2):
         r_type = 0.5
@@ -126,9 +133,14 @@ def type_reward(product: Product, goal: GoalSpec, tagger: NounTagger) -> TypeRew
 
 
 def attribute_matched(product: Product, goal_attr: str) -> bool:
-    if any(fuzzy_match(p, goal_attr) for p in product.attributes):
+    return _attribute_matched(product.attributes, product.title_lower, product.bullets_lower, product.description_lower, goal_attr)
+
+
+@lru_cache(maxsize=1 << 16)
+def _attribute_matched(attributes: tuple[str, ...], title: str, bullets: str, description: str, goal_attr: str) -> bool:
+    if any(fuzzy_match(p, goal_attr) for p in attributes):
         return True
-    return goal_attr in product.title_lower or goal_attr in product.bullets_lower or goal_attr in product.description_lower
+    return goal_attr in title or goal_attr in bullets or goal_attr in description
 
 
 def attribute_reward(product: Product, goal_attrs: Sequence[str]) -> tuple[float, int]:

@@ -2,8 +2,7 @@
 
 WebShop's full products and attributes files are several gigabytes; they are read in
 fixed-size chunks, never held whole, and every value comes with its byte offset, so a value can
-be parsed again later straight from the file: :func:`read_span` when its byte length was
-recorded too (one read of exactly its bytes), :func:`read_value_at` otherwise.
+be parsed again later straight from the file (:func:`read_value_at`).
 """
 
 from __future__ import annotations
@@ -111,8 +110,8 @@ class _Reader:
             raise Malformed(f"unexpected {ch!r} after the top-level value at byte {self.byte}", "<root>")
 
 
-def iter_array(fh: BinaryIO, hasher: Any = None, chunk: int = 1 << 20) -> Iterator[tuple[int, int, Any]]:
-    """(byte offset, byte length, element) of a top-level JSON list, streamed."""
+def iter_array(fh: BinaryIO, hasher: Any = None, chunk: int = 1 << 20) -> Iterator[tuple[int, Any]]:
+    """(byte offset, element) of a top-level JSON list, streamed."""
     r = _Reader(fh, 0, hasher, chunk)
     if r.peek() != "[":
         raise Malformed("the top level must be a JSON list", "<root>")
@@ -122,8 +121,7 @@ def iter_array(fh: BinaryIO, hasher: Any = None, chunk: int = 1 << 20) -> Iterat
     else:
         i = 0
         while True:
-            offset, value = r.value(f"[{i}]")
-            yield offset, r.byte - offset, value
+            yield r.value(f"[{i}]")
             i += 1
             ch = r.peek()
             if ch == ",":
@@ -134,9 +132,8 @@ def iter_array(fh: BinaryIO, hasher: Any = None, chunk: int = 1 << 20) -> Iterat
     r.drain()
 
 
-def iter_object(fh: BinaryIO, hasher: Any = None, chunk: int = 1 << 20) -> Iterator[tuple[int, int, str, Any]]:
-    """(byte offset of the key, byte length of ``key: value``, key, value) of a top-level JSON
-    object, streamed."""
+def iter_object(fh: BinaryIO, hasher: Any = None, chunk: int = 1 << 20) -> Iterator[tuple[int, str, Any]]:
+    """(byte offset of the key, key, value) of a top-level JSON object, streamed."""
     r = _Reader(fh, 0, hasher, chunk)
     if r.peek() != "{":
         raise Malformed("the top level must be a JSON object", "<root>")
@@ -150,7 +147,7 @@ def iter_object(fh: BinaryIO, hasher: Any = None, chunk: int = 1 << 20) -> Itera
                 raise Malformed(f"object key at byte {offset} is not a string", "<key>")
             r.take(":", key)
             _, value = r.value(key)
-            yield offset, r.byte - offset, key, value
+            yield offset, key, value
             if r.peek() == ",":
                 r.take(",", key)
                 continue
@@ -162,15 +159,3 @@ def iter_object(fh: BinaryIO, hasher: Any = None, chunk: int = 1 << 20) -> Itera
 def read_value_at(fh: BinaryIO, offset: int, chunk: int = 1 << 16) -> Any:
     """The JSON value starting at byte ``offset`` (its end found by parsing)."""
     return _Reader(fh, offset, chunk=chunk).value("<value>")[1]
-
-
-def read_span(fh: BinaryIO, offset: int, length: int, wrap: bool = False) -> Any:
-    """The JSON value of exactly the ``length`` bytes at ``offset``, as :func:`iter_array`
-    measured them; ``wrap``: an object entry ``"key": value`` as :func:`iter_object` measured
-    it, returned as a one-entry dict."""
-    fh.seek(offset)
-    data = fh.read(length)
-    try:
-        return json.loads(b"{" + data + b"}" if wrap else data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise Malformed(f"not valid JSON at byte {offset} (did the file change since it was indexed?): {exc}", "<value>") from None
