@@ -1,9 +1,10 @@
 """WebShop (princeton-nlp/WebShop) on its own three data files, with its reward as the oracle.
 
 - :mod:`~adapters.webshop.adapter`: :class:`WebShopAdapter` (seeds, lift, compile, execute);
-- :mod:`~adapters.webshop.catalogue`: the three files streamed once into goals and a cluster
-  index (:mod:`~adapters.webshop.stream`: the streaming JSON reader;
-  :mod:`~adapters.webshop.records`: the record checks);
+- :mod:`~adapters.webshop.catalogue`: the three files streamed once into goals and cluster
+  indexes (:mod:`~adapters.webshop.stream`: the streaming JSON reader;
+  :mod:`~adapters.webshop.records`: the record checks; :mod:`~adapters.webshop.index`: what a
+  cluster's scans read);
 - :mod:`~adapters.webshop.goals`: human goals, splits, price ceilings;
   :mod:`~adapters.webshop.intents`: how a goal is written as an intent;
 - :mod:`~adapters.webshop.reward`: WebShop's reward (:mod:`~adapters.webshop.matching`, fuzzy

@@ -98,7 +98,6 @@ class ClusterIndex:
         index.finish()
         return index
 
-    # ----- building (the catalogue's streaming pass, or :meth:`of`)
     def add_product(self, asin: str, price: float, options: Mapping[str, Sequence[str]], text: bytes) -> int:
         """Index one product (its text only when the index keeps texts); its position."""
         pos = len(self.asins)
@@ -158,7 +157,6 @@ class ClusterIndex:
         if self._text is not None:
             self._text = bytes(self._text)
 
-    # ----- reading
     def __len__(self) -> int:
         return len(self.asins)
 
