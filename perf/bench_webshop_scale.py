@@ -10,6 +10,7 @@ checked first) and measured in a fresh subprocess, so peak RSS is per size:
   file size      the three files
   index          building the adapter: the files streamed, checked and indexed by cluster
   RSS indexed    resident memory right after the index is built
+  temporary file the texts and compact records the catalogue spills (deleted on exit)
   graphs         GraphBuilder on the first ``--goals`` test goals (full quota not required,
                  so every goal's graph is built and batteried)
   per graph      graphs / goals, next to the mean size of those goals' clusters; and the
@@ -88,6 +89,7 @@ def measure(data: Path, goals: int) -> dict:
     out["index_s"], out["index_cpu_s"] = time.perf_counter() - t0, cpu_s() - c0
     out["rss_indexed_mb"] = rss_mb()
     catalogue = adapter.catalogue
+    out["spill_mb"] = catalogue.spill_bytes / 1e6
     out["products"] = catalogue.products_loaded
     sizes = {c: catalogue.cluster_size(c) for c in catalogue.clusters}
     largest = max(sizes, key=sizes.get)
@@ -137,6 +139,7 @@ ROWS = (
     ("index_s", "index build (s)", "{:.1f}"),
     ("index_cpu_s", "index build, CPU (s)", "{:.1f}"),
     ("rss_indexed_mb", "RSS after index (MB)", "{:.0f}"),
+    ("spill_mb", "temporary file (MB)", "{:.0f}"),
     ("peak_rss_mb", "peak RSS (MB)", "{:.0f}"),
     ("largest_cluster", "largest cluster (products)", "{:.0f}"),
     ("mean_goal_cluster", "mean cluster of the goals", "{:.0f}"),

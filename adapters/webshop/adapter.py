@@ -1,9 +1,10 @@
 """WebShop (princeton-nlp/WebShop) on its own three data files, with its reward as the oracle.
 
-The files are read by :mod:`adapters.webshop.catalogue` (default directory: the catalogue this
-repository ships in ``data/webshop/``); goals, splits and price ceilings are
-:mod:`adapters.webshop.goals`; a goal is written as an intent as :mod:`adapters.webshop.intents`
-describes. Intents live in a per-cluster scope of the catalogue's environment
+The files are read by :mod:`adapters.webshop.catalogue` (default directory: the one named by
+``MISCUE_WEBSHOP_DATA``, else the catalogue this repository ships in ``data/webshop/``; WebShop's
+full set, items_shuffle.json and items_ins_v2.json, is read the same way); goals, splits and
+price ceilings are :mod:`adapters.webshop.goals`; a goal is written as an intent as
+:mod:`adapters.webshop.intents` describes. Intents live in a per-cluster scope of the catalogue's environment
 (``<env_id>/<cluster hash>``): candidate scans, retrieval and pivots stay inside the product's
 cluster, as in the reference release.
 

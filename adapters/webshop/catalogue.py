@@ -199,6 +199,11 @@ class Catalogue:
         return os.pread(self._spill.fileno(), length, offset)
 
     @property
+    def spill_bytes(self) -> int:
+        """Size of the temporary file holding the texts and compact records."""
+        return os.fstat(self._spill.fileno()).st_size
+
+    @property
     def clusters(self) -> list[str]:
         return list(self._clusters)
 
