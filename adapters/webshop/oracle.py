@@ -9,9 +9,7 @@ from __future__ import annotations
 import itertools
 from array import array
 from bisect import bisect_left
-from dataclasses import dataclass
-from functools import cached_property
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 from rapidfuzz import fuzz, process
 
@@ -27,17 +25,14 @@ def purchase_key(asin: str, options: Iterable[tuple[str, str]]) -> str:
     return asin + "".join(f"|{n}={v.replace('|', '/')}" for n, v in sorted(options))
 
 
-@dataclass(frozen=True)
-class Purchase:
-    """One purchase: a product of the cluster and one chosen value for each of its options."""
+class Purchase(NamedTuple):
+    """One purchase: a product of the cluster and one chosen value for each of its options
+    (a named tuple: a large cluster's answer holds hundreds of thousands)."""
 
     index: int  # position in the cluster
     asin: str
     options: tuple[tuple[str, str], ...]  # (option name, value), in the product's option order
-
-    @cached_property
-    def key(self) -> str:
-        return purchase_key(self.asin, self.options)
+    key: str  # purchase_key(asin, options)
 
 
 class TooManyPurchases(Exception):
@@ -54,9 +49,15 @@ class _OptionMatch:
         self.values = values
         self.offering = offering
 
-    def clicks(self, product: Product) -> frozenset[tuple[str, str]]:
-        """The (name, value) clicks of ``product`` that satisfy the goal option."""
-        return frozenset((n, v) for n, vals in product.options.items() for v in vals if v in self.values)
+    def clicks(self, product: Product) -> dict[str, set[str]]:
+        """Per option of ``product``, the values whose click satisfies the goal option (options
+        with none left out)."""
+        out = {}
+        for name, values in product.options.items():
+            hit = self.values.intersection(values)
+            if hit:
+                out[name] = hit
+        return out
 
 
 class ClusterOracle:
@@ -194,9 +195,8 @@ class ClusterOracle:
             keyed = sorted(range(len(names)), key=names.__getitem__)  # the key lists options by name
             parts = [{v: f"|{names[k]}={v.replace('|', '/')}" for v in choices[k]} for k in range(len(names))]
             for combo in _satisfying(names, choices, [m.clicks(p) for m in per_option]):
-                purchase = Purchase(i, p.asin, tuple(zip(names, combo)))
-                purchase.__dict__["key"] = p.asin + "".join(parts[k][combo[k]] for k in keyed)  # == purchase_key(...)
-                out.append(purchase)
+                key = p.asin + "".join([parts[k][combo[k]] for k in keyed])  # == purchase_key(asin, options)
+                out.append(Purchase(i, p.asin, tuple(zip(names, combo)), key))
                 if len(out) > max_purchases:
                     raise TooManyPurchases(f"more than {max_purchases} purchases score 1.0")
         return out
@@ -220,18 +220,19 @@ def _members(held: array, within: set[int]) -> set[int]:
     return found
 
 
-def _satisfying(names: list[str], choices: list[list[str]], needs: list[frozenset[tuple[str, str]]]) -> Iterable[tuple[str, ...]]:
+def _satisfying(names: list[str], choices: list[list[str]], needs: list[dict[str, set[str]]]) -> Iterable[tuple[str, ...]]:
     """The value combinations (in ``itertools.product`` order) that click, for every need, one
-    of its (name, value) pairs."""
-    involved = [{n for n, _ in need} for need in needs]
-    if all(len(names_) == 1 for names_ in involved):  # each need restricts one option: filter its values
+    of the values it allows under some option."""
+    if all(len(need) == 1 for need in needs):  # each need restricts one option: filter its values
         restricted = list(choices)
-        for need, (name,) in zip(needs, involved):
+        for need in needs:
+            ((name, allowed),) = need.items()
             k = names.index(name)
-            restricted[k] = [v for v in restricted[k] if (name, v) in need]
+            restricted[k] = [v for v in restricted[k] if v in allowed]
         return itertools.product(*restricted)
+    at = {name: k for k, name in enumerate(names)}
     return (combo for combo in itertools.product(*choices)
-            if all(need & set(zip(names, combo)) for need in needs))
+            if all(any(combo[at[n]] in allowed for n, allowed in need.items()) for need in needs))
 
 
 def all_purchases(product: Product) -> Iterable[dict[str, str]]:
