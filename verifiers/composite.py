@@ -34,9 +34,9 @@ from typing import Any
 from miscue.host import Adapter, NotExecutable
 from miscue.briefs import BlindExtraction, TargetedExtraction
 from miscue.canonical import canonical_json
-from miscue.planning import WHOLE_MESSAGE, AttemptPlan, CompositeAttemptPlan, takes_slot
+from miscue.planning import AttemptPlan, CompositeAttemptPlan
 from miscue.schema import Condition, GroundTruth, Intent, Verdict
-from miscue.taxonomy import ExtractionClass, fault_type
+from miscue.taxonomy import WHOLE_MESSAGE_TYPES, ExtractionClass, fault_type, takes_slot
 from miscue.writing import composite_word_budget
 from verifiers.admission import Admission, Reading, admit
 from verifiers.agreement import targeted_agree
@@ -479,7 +479,7 @@ def verify_composite(adapter: Adapter, root: Intent, truth: GroundTruth, plan: C
             c.verdict = _v("admit", "admit:no_executed_reading", f"component {c.plan.component.fault_type}")
             return done(c.verdict)
     readings = {c.plan.component.fault_type: _moved_reading(c.admission, truth) for c in comps if c.admission}  # type: ignore[arg-type]
-    readings = {t: r for t, r in readings.items() if t not in WHOLE_MESSAGE}
+    readings = {t: r for t, r in readings.items() if t not in WHOLE_MESSAGE_TYPES}
     result.merged, result.merged_info = merged_reading(adapter, root, readings)
     if result.merged.truth is not None:
         result.merged_info["moved"] = result.merged.truth.hash != truth.hash

@@ -13,13 +13,10 @@ import stat
 
 import pytest
 
-from drill_support import BENCH, FAULT, cli, run, tree_hashes
+from support.drills import BENCH, FAULT, cli, run, tree_hashes
 from miscue import corpus
 
-try:
-    import synthetic_corpus as syn
-except ImportError:  # pragma: no cover
-    from tests import synthetic_corpus as syn
+from support import synthetic_corpus as syn
 
 
 @pytest.fixture()
@@ -94,18 +91,20 @@ def test_missing_host_data(published, tmp_path):
 
 def test_corrupt_exchange_store_entry(published, airline, airline_build):
     art, _ = published
-    from flows.generate import GenerateConfig, SingleFaultRun, offline_gateway
+    from flows.stages.benchmark import offline_gateway
+    from flows.stages.single import SingleFaultStage
+    from miscue.config import GenerateConfig
     from miscue.llm import StoreCorrupt
 
     graphs = airline_build.graphs[:2]
     gen = GenerateConfig(attempts=1, fault_types=[FAULT])
-    asyncio.run(SingleFaultRun(airline, offline_gateway(art / "store"), gen).run(graphs))
+    asyncio.run(SingleFaultStage(airline, offline_gateway(art / "store"), gen).run(graphs))
     entries = sorted((art / "store" / "exchanges").rglob("*.json"))
     victim = entries[0]
     victim.write_text(victim.read_text()[: len(victim.read_text()) // 2])
     damaged = victim.read_bytes()
     with pytest.raises(StoreCorrupt) as info:
-        asyncio.run(SingleFaultRun(airline, offline_gateway(art / "store"), gen).run(graphs))
+        asyncio.run(SingleFaultStage(airline, offline_gateway(art / "store"), gen).run(graphs))
     assert str(victim) in str(info.value) and "not re-requested" in str(info.value)
     assert victim.read_bytes() == damaged, "a corrupt entry is never silently replaced"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from drill_support import BENCH, FAULT, cli, run, store_files
+from support.drills import BENCH, FAULT, cli, run, store_files
 
 PRICE = "0.000001"
 TOLERANCE = 0.25
@@ -77,7 +77,7 @@ def test_estimate_after_a_published_build_is_exact(tmp_path):
     more attempt per cell it predicts exactly one new attempt per rejected cell."""
     import duckdb
 
-    from flows import pipeline
+    from flows.stages import build as pipeline
 
     types = [FAULT, "factual_error"]
     out = pipeline.build([BENCH], types, attempts=1, artifacts=tmp_path, composite_ks=[2])

@@ -16,10 +16,7 @@ server that answers like the offline models (DESIGN section 13).
 
 from __future__ import annotations
 
-try:
-    import prefect_home  # noqa: F401  (first: PREFECT_HOME before prefect is imported)
-except ImportError:  # pragma: no cover
-    from tests import prefect_home  # noqa: F401
+from support import prefect_home  # noqa: F401  (first: PREFECT_HOME before prefect is imported)
 
 import json
 import time
@@ -28,11 +25,11 @@ from typing import Any
 
 import pytest
 
-from drill_support import (BENCH, ENV_KEYS, FAULT, PARAM_KEY, ModelServer, cli, kill, kill_at_store_sizes, llm_config, popen,
+from support.drills import (BENCH, ENV_KEYS, FAULT, PARAM_KEY, ModelServer, cli, kill, kill_at_store_sizes, llm_config, popen,
                            repeated_requests, run, scan_for_secrets, store_files, store_request_ids, wait_for,
                            write_config)
 from miscue import corpus
-from prefect_server import PrefectServer
+from support.prefect_server import PrefectServer
 
 PRICE = "0.000001"
 KILL_AT = [10, 35, 65, 95, 120]  # store entries present when the SIGKILL lands (~140 requests in all)
@@ -201,7 +198,7 @@ def test_build_stops_cleanly_on_a_401_and_a_rerun_resumes(prefect, reference, tm
     """A terminal provider error in the middle of a build: exit 3 naming it, no traceback,
     nothing published, no request after it but those already in flight; the rerun finishes
     with the reference corpus and repeats no finished call."""
-    from openai_stub import unauthorized
+    from support.openai_stub import unauthorized
 
     art, log = tmp_path / "auth", tmp_path / "stopped.log"
     with ModelServer() as server:

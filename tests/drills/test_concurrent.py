@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-from drill_support import BENCH, FAULT, ROOT, cli, store_files, table_hash
+from support.drills import BENCH, FAULT, ROOT, cli, store_files, table_hash
 
 
 def test_two_runs_at_once_one_refuses(tmp_path):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import subprocess
 
-from drill_support import (BENCH, FAULT, ModelServer, cli, kill_at_store_sizes, llm_config, popen,
+from support.drills import (BENCH, FAULT, ModelServer, cli, kill_at_store_sizes, llm_config, popen,
                            repeated_requests, run, store_files, table_hash, write_config)
 
 KILL_AT = [8, 25, 45, 70, 95, 120]  # store entries present when the SIGKILL lands

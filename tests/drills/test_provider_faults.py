@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 
-from drill_support import (BENCH, FAULT, ModelServer, cli, empty_body, kill, llm_config, popen, reset, run,
+from support.drills import (BENCH, FAULT, ModelServer, cli, empty_body, kill, llm_config, popen, reset, run,
                            store_files, store_request_ids, wait_for, write_config)
-from flows.generate import GenerateConfig, SingleFaultRun
+from flows.stages.single import SingleFaultStage
+from miscue.config import GenerateConfig
 from miscue.llm import Gateway, LLMConfig
-from openai_stub import hang, insufficient_quota, invalid_body, rate_limited, server_error, truncated, unauthorized
+from support.openai_stub import hang, insufficient_quota, invalid_body, rate_limited, server_error, truncated, unauthorized
 
 FAULTS = [rate_limited("0.2"), rate_limited("0.2"), rate_limited("0.2"), server_error(502), server_error(503),
           server_error(504), reset(), reset(), hang(10), truncated(), invalid_body(), empty_body()]
@@ -24,7 +25,7 @@ def _run(graphs, airline, base_url, store, **cfg):
     config = LLMConfig.model_validate(llm_config(base_url, **cfg))
     gateway = Gateway(config, store)
     gen = GenerateConfig(attempts=2, fault_types=[FAULT], max_concurrent_cells=2)
-    return asyncio.run(SingleFaultRun(airline, gateway, gen).run(graphs)), gateway
+    return asyncio.run(SingleFaultStage(airline, gateway, gen).run(graphs)), gateway
 
 
 def test_transient_faults_are_retried_and_the_run_completes(tmp_path, airline, airline_build):
@@ -39,9 +40,9 @@ def test_transient_faults_are_retried_and_the_run_completes(tmp_path, airline, a
         retries = sum(u.retries for u in usage.values())
         failures = sum(u.failures for u in usage.values())
     assert retries >= len(FAULTS) and failures == 0, (retries, failures)
-    assert not [a for a in result.attempts if "provider_error" in str(a["code"])]
-    assert [s["sample_id"] for s in result.samples] == [s["sample_id"] for s in expected.samples]
-    assert [c["status"] for c in result.cells] == [c["status"] for c in expected.cells]
+    assert not [a for a in result.attempts if "provider_error" in str(a.code)]
+    assert [s.sample_id for s in result.samples] == [s.sample_id for s in expected.samples]
+    assert [c.status for c in result.cells] == [c.status for c in expected.cells]
     print(f"injected {len(FAULTS)} transient faults; retries={retries}; samples={len(result.samples)} (= fault-free run)")
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from drill_support import (BENCH, ENV_KEYS, FAULT, PARAM_KEY, ModelServer, cli, kill, llm_config, popen, run,
+from support.drills import (BENCH, ENV_KEYS, FAULT, PARAM_KEY, ModelServer, cli, kill, llm_config, popen, run,
                            scan_for_secrets, store_files, wait_for, write_config)
-from openai_stub import rate_limited, server_error, unauthorized
+from support.openai_stub import rate_limited, server_error, unauthorized
 
 def test_no_key_reaches_artifacts_or_logs(tmp_path, monkeypatch, caplog, capfd):
     for k, v in ENV_KEYS.items():
@@ -41,7 +41,8 @@ def test_no_key_reaches_artifacts_or_logs(tmp_path, monkeypatch, caplog, capfd):
         # in-process too (loguru/logging captured), including a publish of the run's ledger
         import pyarrow.parquet as pq
 
-        from flows.generate import GenerateConfig, SingleFaultRun
+        from flows.stages.single import SingleFaultStage
+        from miscue.config import GenerateConfig
         from miscue import corpus
         from miscue.llm import Gateway, LLMConfig
 
@@ -59,7 +60,7 @@ def test_no_key_reaches_artifacts_or_logs(tmp_path, monkeypatch, caplog, capfd):
             graphs = GraphBuilder(airline).build().graphs[:2]
             server.enqueue(rate_limited("0.1"))
             gw = Gateway(LLMConfig.model_validate(llm_config(server.base_url, api_key=PARAM_KEY)), art / "store2")
-            asyncio.run(SingleFaultRun(airline, gw, GenerateConfig(attempts=1, fault_types=["factual_error"])).run(graphs))
+            asyncio.run(SingleFaultStage(airline, gw, GenerateConfig(attempts=1, fault_types=["factual_error"])).run(graphs))
         finally:
             logger.remove(handle)
         texts["loguru"] = "\n".join(sink)
@@ -69,10 +70,11 @@ def test_no_key_reaches_artifacts_or_logs(tmp_path, monkeypatch, caplog, capfd):
     pub = {n: corpus.table(n, t.to_pylist()) for n, t in tables.items()}
     for n in corpus.SCHEMAS:
         pub.setdefault(n, corpus.table(n, []))
-    from flows import pipeline
+    from miscue.config import GraphConfig, RunConfig
 
     keyed = LLMConfig.model_validate(llm_config("http://127.0.0.1:9/v1", api_key=PARAM_KEY))
-    resolved = pipeline.resolved_config([BENCH], GenerateConfig(attempts=2, fault_types=[FAULT]), {}, keyed)
+    resolved = RunConfig(benchmarks=[BENCH], adapters={BENCH: "drill@1"}, graphs={BENCH: GraphConfig()},
+                         generate=GenerateConfig(attempts=2, fault_types=[FAULT]), llm=keyed).record()
     version = corpus.publish(pub, artifacts=art, parent=None, config=resolved, code_version="drill", input_hashes={},
                              models={r: keyed.role(r).model for r in ("writer", "extractor_a", "extractor_b")},
                              card_versions={})

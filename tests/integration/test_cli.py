@@ -41,7 +41,7 @@ def test_check_detects_a_tampered_ground_truth(tmp_path):
     fake = GroundTruth.of(rows[0]["gt_kind"], ["0" * 32])
     rows[0].update(gt_value=list(fake.value), gt_hash=fake.hash)
     pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
-    from flows.cli import check_graphs
+    from flows.cli.graphs import check_graphs
 
     report = check_graphs("tau2-airline", tmp_path)
     assert [m["intent_id"] for m in report["mismatches"]] == [rows[0]["intent_id"]]
@@ -51,10 +51,12 @@ def test_bad_input_gets_a_clear_error(tmp_path):
     res = runner.invoke(app, ["graphs", "--benchmark", "webshop-typo", "--artifacts", str(tmp_path)])
     assert res.exit_code == 2
     assert "unknown benchmark 'webshop-typo'" in res.output and "tau2-retail" in res.output
-    from flows.cli import check_graphs
+    from flows.cli.graphs import check_graphs
     import pytest
 
-    with pytest.raises(FileNotFoundError, match="build the graphs first"):
+    from miscue.errors import CorpusError
+
+    with pytest.raises(CorpusError, match="build the graphs first"):
         check_graphs("tau2-retail", tmp_path / "empty")
 
 

@@ -18,10 +18,13 @@ from dataclasses import replace
 import duckdb
 import pytest
 
-from flows.composite import CompositeConfig, CompositeRun, Coverage, parse_ks, run_composites
-from flows.generate import offline_gateway
+from flows.stages.composite import CompositeStage, run_composites
+from flows.stages.coverage import Coverage
+from miscue.config import CompositeConfig, parse_ks
+from flows.stages.benchmark import offline_gateway
 from flows.registry import ADAPTERS, adapter_for
-from miscue import ledger, writing
+from miscue import writing
+from miscue.corpus import ledger
 from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
 from miscue.canonical import content_hash
 from miscue.graphs import GraphBuilder
@@ -34,10 +37,9 @@ from miscue.planning import (
     card_order,
     needs_transform,
     structural_violation,
-    takes_slot,
 )
 from miscue.schema import FaultSpec
-from miscue.taxonomy import FAULT_TYPES, fault_type
+from miscue.taxonomy import FAULT_TYPES, fault_type, takes_slot
 from verifiers.agreement import overlap
 from verifiers.composite import (
     CompositeExtraction,
@@ -444,25 +446,25 @@ def _summary_of(result, k):
 
 
 def _check_run(result, ks):
-    by_k = Counter(s["k"] for s in result.samples)
+    by_k = Counter(s.k for s in result.samples)
     for k in ks:
         assert by_k[k] >= 1, f"no admitted k={k} composite"
     for s in result.samples:
-        components = [{"fault_type": t, "target": x} for t, x in zip(s["fault_types"], s["targets"])]
-        assert s["sample_id"] == content_hash(s["graph_id"], components, s["query"])
-        slots = [x for x in s["targets"] if x is not None]
+        components = [{"fault_type": t, "target": x} for t, x in zip(s.fault_types, s.targets)]
+        assert s.sample_id == content_hash(s.graph_id, components, s.query)
+        slots = [x for x in s.targets if x is not None]
         assert len(slots) == len(set(slots)), "two components on the same slot"
-        evidence = json.loads(s["evidence_json"])
-        assert [c["fault_type"] for c in evidence["components"]] == s["fault_types"] and evidence["k"] == s["k"] == len(s["fault_types"])
+        evidence = json.loads(s.evidence_json)
+        assert [c["fault_type"] for c in evidence["components"]] == s.fault_types and evidence["k"] == s.k == len(s.fault_types)
         claimed = [c["targeted_a"]["requirement"] for c in evidence["components"] if c["requirement"] is not None]
         assert len(claimed) == len(set(claimed))
         assert all(c["found_a"] and c["found_b"] and c["admitted"] for c in evidence["components"])
-        assert s["readings_executed"] >= 1 and evidence["merged"] is not None
+        assert s.readings_executed >= 1 and evidence["merged"] is not None
     for cell in result.cells:
-        assert cell["status"] in ("admitted", "rejected", "skipped") and cell["code"], cell
-        assert cell["status"] != "rejected" or cell["code"] != "admitted"
+        assert cell.status in ("admitted", "rejected", "skipped") and cell.code, cell
+        assert cell.status != "rejected" or cell.code != "admitted"
     for a in result.attempts:
-        assert a["k"] == len(a["fault_types"]) == len(a["targets"]) >= 2 and a["code"]
+        assert a.k == len(a.fault_types) == len(a.targets) >= 2 and a.code
 
 
 @pytest.fixture(scope="module")
@@ -474,28 +476,28 @@ def retail_run(tmp_path_factory, retail, retail_build):
 def test_retail_composites_k2_k4_and_the_coverage_acceptance(retail_run, tmp_path):
     _check_run(retail_run, [2, 4])
     four = _summary_of(retail_run, 4)
-    samples = [s for s in retail_run.samples if s["k"] == 4]
-    combos = Counter(tuple(sorted(s["fault_types"])) for s in samples)
+    samples = [s for s in retail_run.samples if s.k == 4]
+    combos = Counter(tuple(sorted(s.fault_types)) for s in samples)
     assert len(combos) == four["distinct_combinations"] >= 20
-    in_samples = Counter(t for s in samples for t in s["fault_types"])
+    in_samples = Counter(t for s in samples for t in s.fault_types)
     in_combos = Counter(t for c in combos for t in c)
     assert max(in_samples.values()) / len(samples) <= 0.6, in_samples
     assert max(in_combos.values()) / len(combos) <= 0.6, in_combos
     assert four["max_type_share"] == round(max(in_samples.values()) / len(samples), 4)
     assert len(in_samples) >= 8, "coverage reaches most types"
     # the second pass ran, slipped sometimes, and its repairs were caught
-    attempts = [a for a in retail_run.attempts if a["k"] == 4]
-    assert four["two_pass_attempts"] > 0 and any(a["code"] == "composite:repaired_by_transform" for a in attempts)
-    two_pass = [s for s in samples if json.loads(s["evidence_json"])["two_pass"]]
-    assert two_pass and all(json.loads(s["evidence_json"])["first_pass"] for s in two_pass)
+    attempts = [a for a in retail_run.attempts if a.k == 4]
+    assert four["two_pass_attempts"] > 0 and any(a.code == "composite:repaired_by_transform" for a in attempts)
+    two_pass = [s for s in samples if json.loads(s.evidence_json)["two_pass"]]
+    assert two_pass and all(json.loads(s.evidence_json)["first_pass"] for s in two_pass)
     # every rejected draw keeps its verdict, and the ledger is written and queryable
-    rejected = [c for c in retail_run.cells if c["status"] != "admitted"]
-    assert rejected and all(c["code"] and c["code"] != "admitted" for c in rejected)
-    assert four["rejected_draw_verdicts"] == dict(Counter(c["code"] for c in rejected if c["k"] == 4))
+    rejected = [c for c in retail_run.cells if c.status != "admitted"]
+    assert rejected and all(c.code and c.code != "admitted" for c in rejected)
+    assert four["rejected_draw_verdicts"] == dict(Counter(c.code for c in rejected if c.k == 4))
     directory = ledger.write_tables(retail_run.tables(), tmp_path / "composite", retail_run.summary)
     con = duckdb.connect()
     rows = con.execute(f"select k, count(*) from '{directory}/samples.parquet' group by k order by k").fetchall()
-    assert rows == [(k, n) for k, n in sorted(Counter(s["k"] for s in retail_run.samples).items())]
+    assert rows == [(k, n) for k, n in sorted(Counter(s.k for s in retail_run.samples).items())]
     no_verdict = con.execute(f"select count(*) from '{directory}/cells.parquet' where status <> 'admitted' and (code is null or code = '')").fetchone()
     assert no_verdict == (0,)
     summary = json.loads((directory / "summary.json").read_text())
@@ -536,11 +538,11 @@ def test_a_run_is_reproducible_and_replays_from_the_store(retail, retail_build, 
     config = CompositeConfig(ks=[2], per_k=6)
     first = run_composites(retail, graphs, offline_gateway(tmp_path / "a"), config)
     second = run_composites(retail, graphs, offline_gateway(tmp_path / "b"), config)
-    assert [s["sample_id"] for s in first.samples] == [s["sample_id"] for s in second.samples] != []
-    assert [(c["cell_id"], c["code"]) for c in first.cells] == [(c["cell_id"], c["code"]) for c in second.cells]
-    replay = CompositeRun(retail, offline_gateway(tmp_path / "a", replay_only=True), config)
+    assert [s.sample_id for s in first.samples] == [s.sample_id for s in second.samples] != []
+    assert [(c.cell_id, c.code) for c in first.cells] == [(c.cell_id, c.code) for c in second.cells]
+    replay = CompositeStage(retail, offline_gateway(tmp_path / "a", replay_only=True), config)
     again = asyncio.run(replay.run(graphs))
-    assert [s["sample_id"] for s in again.samples] == [s["sample_id"] for s in first.samples]
+    assert [s.sample_id for s in again.samples] == [s.sample_id for s in first.samples]
     assert all(c["cached"] for c in again.calls)
 
 
@@ -556,7 +558,7 @@ def test_build_with_composites_publishes_k_and_reports_coverage(tmp_path):
     report shows admitted combinations and per-type occurrence for each k."""
     import duckdb
 
-    from flows import pipeline
+    from flows.stages import build as pipeline
 
     types = ["contextual_irrelevance", "factual_error", "insufficient_information", "indirect_intent", "referential_ambiguity"]
     out = pipeline.build(["tau2-airline"], types, attempts=1, artifacts=tmp_path, composite_ks=[2])

@@ -23,14 +23,9 @@ from miscue.llm import (
     parse_json_reply,
 )
 
-try:
-    from openai_stub import (StubServer, bad_request, empty, hang, insufficient_quota,
+from support.openai_stub import (StubServer, bad_request, empty, hang, insufficient_quota,
                              invalid_body, malformed_json, rate_limited, reply, server_error,
                              truncated, unauthorized)
-except ImportError:  # tests/ became a package
-    from tests.openai_stub import (StubServer, bad_request, empty, hang, insufficient_quota,
-                                   invalid_body, malformed_json, rate_limited, reply,
-                                   server_error, truncated, unauthorized)
 
 MESSAGES = [{"role": "system", "content": "You write requests."},
             {"role": "user", "content": "Say hi."}]

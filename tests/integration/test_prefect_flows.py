@@ -1,16 +1,13 @@
 """The Prefect flows end to end through the CLI, and the scheduled deployment on a real server.
 
 The CLI runs each flow in-process against Prefect's ephemeral server (private PREFECT_HOME,
-see tests/prefect_home.py). The builds are small (both tau2 benchmarks, two fault types, one
+see tests/support/prefect_home.py). The builds are small (both tau2 benchmarks, two fault types, one
 attempt per cell) so the module stays well under two minutes.
 """
 
 from __future__ import annotations
 
-try:
-    import prefect_home  # noqa: F401  (first: PREFECT_HOME before prefect is imported)
-except ImportError:  # pragma: no cover
-    from tests import prefect_home  # noqa: F401
+from support import prefect_home  # noqa: F401  (first: PREFECT_HOME before prefect is imported)
 
 import json
 import subprocess
@@ -22,8 +19,9 @@ import pytest
 from typer.testing import CliRunner
 
 from flows.cli import app
-from miscue import audit, corpus
-from prefect_server import BIN, ROOT, PrefectServer, http, stop, wait
+from miscue import corpus
+from miscue.reports import audit
+from support.prefect_server import BIN, ROOT, PrefectServer, http, stop, wait
 
 runner = CliRunner()
 SMALL = ["-b", "tau2-retail", "-b", "tau2-airline", "-t", "factual_error", "-t", "vagueness_subjectivity", "--attempts", "1"]

@@ -9,12 +9,9 @@ from pathlib import Path
 
 import pytest
 
-try:
-    import synthetic_corpus as syn
-except ImportError:  # pragma: no cover
-    from tests import synthetic_corpus as syn
+from support import synthetic_corpus as syn
 
-from flows import pipeline
+from flows.stages import build as pipeline
 from miscue import reports
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

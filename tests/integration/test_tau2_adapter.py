@@ -142,7 +142,7 @@ def test_tau2_import_is_quiet_and_ignores_dotenv(tmp_path):
         "a.run(tuple(a._golden_calls(next(s for s in a.load_seeds() if s.task_id == '9'))), use_cache=False);"
         "print(os.environ.get('MISCUE_PLANTED_SECRET'))"
     )
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": root})
     assert proc.returncode == 0, proc.stderr

@@ -41,7 +41,7 @@ from flows.cli import app
 from miscue.graphs import GraphBuilder, battery
 from miscue.schema import Condition, Operator
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # ----------------------------------------------------------------------------- tiny files
 SHOES = "women's running shoes"

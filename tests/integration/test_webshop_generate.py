@@ -5,7 +5,9 @@ import asyncio
 import pytest
 
 from adapters.webshop import WebShopAdapter
-from flows.generate import GenerateConfig, SingleFaultRun, offline_gateway
+from flows.stages.benchmark import offline_gateway
+from flows.stages.single import SingleFaultStage
+from miscue.config import GenerateConfig
 from miscue.graphs import GraphBuilder
 
 
@@ -14,18 +16,18 @@ def webshop_run(tmp_path_factory):
     adapter = WebShopAdapter()
     build = GraphBuilder(adapter).build()
     graphs = build.graphs[::12]  # a spread of clusters
-    run = SingleFaultRun(adapter, offline_gateway(tmp_path_factory.mktemp("store")), GenerateConfig(attempts=2))
+    run = SingleFaultStage(adapter, offline_gateway(tmp_path_factory.mktemp("store")), GenerateConfig(attempts=2))
     return adapter, graphs, asyncio.run(run.run(graphs))
 
 
 def test_every_supported_type_is_admitted_without_leaks(webshop_run):
     adapter, graphs, result = webshop_run
     supported = {t for t, s in adapter.fault_support().items() if s.supported}
-    admitted = {s["fault_types"][0] for s in result.samples}
+    admitted = {s.fault_types[0] for s in result.samples}
     assert len(supported) >= 10 and admitted == supported, supported - admitted
     roots = {g.graph_id: g.root.intent for g in graphs}
-    assert all(not adapter.leaks(roots[s["graph_id"]], s["query"]) for s in result.samples)
-    assert all(s["readings_executed"] >= 1 for s in result.samples)
+    assert all(not adapter.leaks(roots[s.graph_id], s.query) for s in result.samples)
+    assert all(s.readings_executed >= 1 for s in result.samples)
 
 
 def test_leaking_text_is_rejected_by_the_text_checks(webshop_run):

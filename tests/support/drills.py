@@ -24,9 +24,9 @@ import pyarrow.parquet as pq
 from miscue.canonical import canonical_json
 from miscue.llm import count_tokens
 from miscue.offline.provider import answer
-from openai_stub import Action, StubServer, _Handler, _Server, reply
+from support.openai_stub import Action, StubServer, _Handler, _Server, reply
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 MISCUE = str(ROOT / ".venv" / "bin" / "miscue")
 MODELS = {"writer": "stub-writer", "extractor_a": "lexical-extractor", "extractor_b": "parse-extractor"}
 OFFLINE = {"stub-writer": "writer", "lexical-extractor": "lexical", "parse-extractor": "parse"}

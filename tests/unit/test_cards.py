@@ -23,10 +23,7 @@ from miscue.writing import (
     render_writer,
 )
 
-try:
-    from test_offline_models import DOMAINS, extraction_input, make_brief
-except ImportError:  # tests/ became a package
-    from tests.test_offline_models import DOMAINS, extraction_input, make_brief
+from support.briefs import DOMAINS, extraction_input, make_brief
 
 # Every way a fault type could be named in a form (ids and their human spellings).
 TYPE_NAMES = sorted({n for ft in FAULT_TYPES for n in (ft, ft.replace("_", " "))}

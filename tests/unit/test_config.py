@@ -55,12 +55,12 @@ def test_negative_limits_are_refused(kwargs, message):
 
 
 def test_regenerate_refuses_other_models_than_the_parent(tmp_path):
-    from flows import pipeline
-    from flows.generate import GenerateConfig
+    from flows.stages.regenerate import RegenerationPlan, check_parent_models
+    from miscue.config import GenerateConfig
 
     parent = {"config": {"llm": recorded_llm(offline_llm_config())}}
-    plan = pipeline.RegenerationPlan("v0001", "factual_error", ["tau2-airline"], GenerateConfig(), "salt", parent)
-    pipeline.check_parent_models(plan, offline_llm_config(max_cost=3.0))  # run controls may differ
+    plan = RegenerationPlan("v0001", "factual_error", ["tau2-airline"], GenerateConfig(), "salt", parent)
+    check_parent_models(plan, offline_llm_config(max_cost=3.0))  # run controls may differ
     with pytest.raises(ValueError, match="regenerate must use the models of version v0001") as info:
-        pipeline.check_parent_models(plan, model_options(_file(tmp_path)).resolve())
+        check_parent_models(plan, model_options(_file(tmp_path)).resolve())
     assert "openai/gpt-4o" in str(info.value) and "sk-secret-value" not in str(info.value)

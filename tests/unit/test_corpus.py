@@ -1,6 +1,6 @@
 """Versioned corpora: publish + DuckDB read-back, immutability, verification, audit views, CLI errors.
 
-Synthetic rows that follow the corpus schemas (tests/synthetic_corpus.py) keep these fast; the
+Synthetic rows that follow the corpus schemas (tests/support/synthetic_corpus.py) keep these fast; the
 end-to-end builds through Prefect are in test_prefect_flows.py.
 """
 
@@ -16,13 +16,11 @@ import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
 
-try:
-    import synthetic_corpus as syn
-except ImportError:  # pragma: no cover - run as a package
-    from tests import synthetic_corpus as syn
+from support import synthetic_corpus as syn
 
 from flows.cli import app
-from miscue import audit, corpus
+from miscue import corpus
+from miscue.reports import audit
 
 runner = CliRunner()
 

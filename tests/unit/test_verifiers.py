@@ -6,7 +6,7 @@ exactly the case it must accept or reject.
 
 import pytest
 
-from miscue.briefs import BlindExtraction, Materials, TargetedExtraction, WriterBrief
+from miscue.briefs import BlindExtraction, TargetedExtraction, WriterBrief
 from miscue.planning import Planner
 from miscue.taxonomy import FAULT_TYPES
 from verifiers.admission import admit

@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable, TextIO
 import duckdb
 
 from miscue import corpus
+from miscue.errors import BadInput
 
 VIEWS = tuple(corpus.TABLES)
 
@@ -65,7 +66,7 @@ def _by(report: str, by: list[str]) -> list[str]:
     allowed = GROUPABLE[report]
     bad = [b for b in by if b not in allowed]
     if bad:
-        raise ValueError(f"--by {','.join(bad)} is not available for report {report!r}; choose from {', '.join(allowed)}")
+        raise BadInput(f"--by {','.join(bad)} is not available for report {report!r}; choose from {', '.join(allowed)}")
     return by
 
 
@@ -74,7 +75,7 @@ def canned_sql(report: str, by: list[str] | None = None) -> str:
     cell rejection, grouped by ``by``; ``funnel``: attempts reaching each stage; ``calls``:
     model calls, store hits, tokens and cost."""
     if report not in GROUPABLE:
-        raise ValueError(f"unknown report {report!r}; known: {', '.join(GROUPABLE)}")
+        raise BadInput(f"unknown report {report!r}; known: {', '.join(GROUPABLE)}")
     if report == "rejections":
         by = _by(report, by or ["benchmark", "fault_type", "stage"])
         cols = ", ".join(by)

@@ -1,0 +1,81 @@
+"""``miscue audit``: DuckDB over every published version (canned reports, any SQL, a shell)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Optional
+
+import duckdb
+import typer
+from rich.table import Table
+
+from flows.cli.app import ARTIFACTS, AS_JSON, app, artifacts_arg, exit_codes, fail, fmt, out, print_json
+from miscue.reports import audit as audit_mod
+
+
+@app.command()
+def audit(
+    report_name: Optional[str] = typer.Option(None, "--report", "-r", help="canned report: rejections | funnel | calls"),
+    by: Optional[str] = typer.Option(None, "--by", help="group-by columns, comma-separated (e.g. benchmark,fault_type,stage)"),
+    sql: Optional[str] = typer.Option(None, "--sql", help="any SQL over the views samples, attempts, cells, llm_calls, graphs, nodes, edges, graph_ledger"),
+    shell: bool = typer.Option(False, "--shell", help="an interactive SQL shell over the views"),
+    version: Optional[list[str]] = typer.Option(None, "--version", "-v", help="only these versions (repeatable; default: all)"),
+    no_flow: bool = typer.Option(False, "--no-flow", help="query directly, without a Prefect flow run"),
+    as_json: bool = AS_JSON,
+    artifacts: Path = ARTIFACTS,
+) -> None:
+    """DuckDB over every published version (each view has version and benchmark columns)."""
+    groups = [b.strip() for b in by.split(",") if b.strip()] if by else None
+    with exit_codes():
+        con = audit_mod.connect(artifacts, version)
+        if not sql and not shell:
+            audit_mod.canned_sql(report_name or "rejections", groups)  # validate before any flow starts
+    if shell:
+        _shell(con, artifacts, version)
+        return
+    con.close()
+    try:
+        if no_flow:
+            columns, rows = audit_mod.run(artifacts, report_name, groups, sql, version)
+        else:
+            from flows.prefect_flows import audit_flow
+
+            res = audit_flow(report_name=report_name or "rejections", by=groups, sql=sql, versions=version,
+                             artifacts=artifacts_arg(artifacts))
+            columns, rows = res["columns"], res["rows"]
+    except duckdb.Error as exc:
+        fail(f"SQL error: {exc}")
+    if as_json:
+        print_json([dict(zip(columns, r)) for r in rows])
+        return
+    t = Table(title=f"audit: {'sql' if sql else report_name or 'rejections'}")
+    for c in columns:
+        t.add_column(c)
+    for r in rows[:500]:
+        t.add_row(*[fmt(v) for v in r])
+    out.print(t)
+    if len(rows) > 500:
+        out.print(f"({len(rows)} rows; first 500 shown; use --json for all)")
+
+
+def _shell(con: Any, artifacts: Path, versions: Optional[list[str]]) -> None:
+    """The DuckDB CLI when it is installed and stdin is a terminal (views created by an init
+    script); otherwise the built-in line REPL of miscue.reports.audit (also for piped input)."""
+    exe = shutil.which("duckdb")
+    if exe and sys.stdin.isatty():
+        views = con.execute("select view_name, sql from duckdb_views() where not internal").fetchall()
+        con.close()
+        with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as fh:
+            fh.write("\n".join(sql.rstrip(";") + ";" for _name, sql in views) + "\n")
+        try:
+            raise typer.Exit(subprocess.call([exe, "-init", fh.name]))
+        finally:
+            os.unlink(fh.name)
+    failures = audit_mod.shell(con, sys.stdin, sys.stdout)
+    con.close()
+    raise typer.Exit(1 if failures else 0)
