@@ -57,8 +57,6 @@ from verifiers.composite import (
 )
 from verifiers.text import contains
 
-# ------------------------------------------------------------------------------- coverage
-
 
 def keep_verbatim(plan: CompositeAttemptPlan, first: str) -> list[str]:
     """What the second pass must keep verbatim: every value and every mistake in the text."""

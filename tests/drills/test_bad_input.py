@@ -38,14 +38,14 @@ def test_malformed_configuration(published, tmp_path):
     art, _ = published
     bad_json = tmp_path / "broken.json"
     bad_json.write_text('{"writer": {"model": "openai/x"')
-    code, text = _cli(art, "run-single", "-b", BENCH, "-t", FAULT, "--llm-config", str(bad_json))
+    code, text = _cli(art, "generate", "-b", BENCH, "-t", FAULT, "--llm-config", str(bad_json))
     assert code == 2 and "broken.json" in text and "not valid JSON" in text, text
 
     same_family = tmp_path / "same.json"
     roles = {"writer": {"model": "openai/gpt-4o"}, "extractor_a": {"model": "openai/gpt-4o-mini"},
              "extractor_b": {"model": "azure/gpt-4.1"}}
     same_family.write_text(json.dumps(roles))
-    code, text = _cli(art, "run-single", "-b", BENCH, "--llm-config", str(same_family))
+    code, text = _cli(art, "generate", "-b", BENCH, "--llm-config", str(same_family))
     assert code == 2 and "same.json" in text and "different families" in text, text
 
     for command in (["build", "-b", BENCH], ["regenerate", "-t", FAULT], ["estimate", "-b", BENCH]):
@@ -70,9 +70,9 @@ def test_malformed_configuration(published, tmp_path):
 
 def test_unknown_benchmark_and_fault_type(published):
     art, _ = published
-    code, text = _cli(art, "run-single", "-b", "tau3-moon")
+    code, text = _cli(art, "generate", "-b", "tau3-moon")
     assert code == 2 and "unknown benchmark 'tau3-moon'" in text and "tau2-airline" in text, text
-    code, text = _cli(art, "run-single", "-b", BENCH, "-t", "sarcasm")
+    code, text = _cli(art, "generate", "-b", BENCH, "-t", "sarcasm")
     assert code == 2 and "unknown fault type 'sarcasm'" in text and "factual_error" in text, text
     code, text = _cli(art, "estimate", "-b", BENCH, "-t", "sarcasm")
     assert code == 2 and "unknown fault type 'sarcasm'" in text, text

@@ -25,7 +25,7 @@ def test_estimate_cap_stop_and_resume(tmp_path):
     assert predicted["store_hits"] == 0 and predicted["calls"] > 0 and predicted["cost"] > 0
 
     cap = round(predicted["cost"] * 0.3, 6)
-    capped = run(cli("run-single", *common, "--max-cost", str(cap)), timeout=120)
+    capped = run(cli("generate", *common, "--max-cost", str(cap)), timeout=120)
     text = " ".join((capped.stdout + capped.stderr).split())
     assert capped.returncode == 3, text[-2000:]
     assert "budget" in text and "stopped cleanly" in text and "rerun" in text
@@ -37,7 +37,7 @@ def test_estimate_cap_stop_and_resume(tmp_path):
     est2 = json.loads(run(cli("estimate", *common, "--json"), timeout=120).stdout)
     assert est2["store_hits"] > 0 and est2["calls"] < predicted["calls"]
 
-    resumed = run(cli("run-single", *common, "--max-cost", str(round(predicted["cost"] * 3, 6)), "--json"), timeout=120)
+    resumed = run(cli("generate", *common, "--max-cost", str(round(predicted["cost"] * 3, 6)), "--json"), timeout=120)
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     records = [json.loads(p.read_text()) for p in store_files(art)]
     actual_calls = len(records)

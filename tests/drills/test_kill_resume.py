@@ -1,4 +1,4 @@
-"""Drill: kill and resume (DESIGN section 13). A single-fault run (`miscue run-single`,
+"""Drill: kill and resume (DESIGN section 13). A single-fault run (`miscue generate`,
 tau2-airline, one fault type, attempts=2) talks over HTTP to a loopback model server that
 answers like the offline models. It is SIGKILLed at 6 points (after N exchanges reach the
 store), restarted each time, and finally compared with an uninterrupted run in another
@@ -17,7 +17,7 @@ KILL_AT = [8, 25, 45, 70, 95, 120]  # store entries present when the SIGKILL lan
 
 
 def _args(artifacts, config):
-    return cli("run-single", "-b", BENCH, "-t", FAULT, "--attempts", "2", "--llm-config", str(config),
+    return cli("generate", "-b", BENCH, "-t", FAULT, "--attempts", "2", "--llm-config", str(config),
                "--artifacts", str(artifacts), "--json")
 
 

@@ -2,7 +2,7 @@
 Extends tests/test_generate_http.py (429/500/hang/malformed/empty content there) with a burst of
 429s carrying Retry-After, 502/503/504, connection resets, a truncated body, a non-JSON body and
 an empty body (all retried; the run completes with the same samples as a fault-free run), and
-terminal faults (insufficient_quota, 401) that stop `miscue run-single` cleanly (exit 3, a
+terminal faults (insufficient_quota, 401) that stop `miscue generate` cleanly (exit 3, a
 message) after which a rerun resumes without repeating any finished call.
 """
 
@@ -52,7 +52,7 @@ def test_terminal_faults_stop_cleanly_and_a_rerun_resumes(tmp_path):
     outcomes = []
     with ModelServer() as server:
         config = write_config(tmp_path / "llm.json", llm_config(server.base_url))
-        args = cli("run-single", "-b", BENCH, "-t", FAULT, "--attempts", "2", "--llm-config", str(config), "--artifacts", str(art))
+        args = cli("generate", "-b", BENCH, "-t", FAULT, "--attempts", "2", "--llm-config", str(config), "--artifacts", str(art))
         for segment, (fault, at) in enumerate([(insufficient_quota(), 20), (unauthorized(), 60)]):
             server.segment = segment
             log = tmp_path / f"seg{segment}.log"

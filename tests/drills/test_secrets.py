@@ -21,7 +21,7 @@ def test_no_key_reaches_artifacts_or_logs(tmp_path, monkeypatch, caplog, capfd):
     texts = {}
     with ModelServer() as server:
         config = write_config(tmp_path / "llm.json", llm_config(server.base_url, api_key=PARAM_KEY))
-        args = cli("run-single", "-b", BENCH, "-t", FAULT, "--attempts", "2", "--llm-config", str(config), "--artifacts", str(art))
+        args = cli("generate", "-b", BENCH, "-t", FAULT, "--attempts", "2", "--llm-config", str(config), "--artifacts", str(art))
         server.enqueue(rate_limited("0.1"), server_error(500))
         log = tmp_path / "stop.log"
         proc = popen(args, log=log)

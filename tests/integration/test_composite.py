@@ -543,7 +543,7 @@ def test_a_run_is_reproducible_and_replays_from_the_store(retail, retail_build, 
     replay = CompositeStage(retail, offline_gateway(tmp_path / "a", replay_only=True), config)
     again = asyncio.run(replay.run(graphs))
     assert [s.sample_id for s in again.samples] == [s.sample_id for s in first.samples]
-    assert all(c["cached"] for c in again.calls)
+    assert all(c.cached for c in again.calls)
 
 
 def test_cli_flag_parsing():
