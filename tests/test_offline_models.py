@@ -23,6 +23,7 @@ import pytest  # noqa: E402
 
 from miscue.briefs import ExtractionInput, Materials, Requirement, WriterBrief  # noqa: E402
 from miscue.offline import extractors, provider, writer  # noqa: E402
+from miscue.offline.writer import frames as sentence_frames  # noqa: E402
 from miscue.taxonomy import FAULT_TYPES  # noqa: E402
 from miscue.writing import parse_blind, parse_targeted, render_blind, render_targeted, render_writer  # noqa: E402
 
@@ -434,8 +435,9 @@ def test_extractors_read_only_the_extraction_input():
 def test_lexical_extractor_does_not_borrow_the_writer_templates():
     source = Path(extractors.__file__).read_text(encoding="utf-8")
     assert "offline.writer" not in source and "import writer" not in source
-    frames = (writer._OPENERS + writer._CLAUSES + writer._ATTACHMENTS + writer._PREMISES + writer._INDIRECT
-              + writer._OFF_TOPIC_OPENINGS + writer._OFF_TOPIC_FILLERS + writer._OFF_TOPIC_CLOSERS)
+    f = sentence_frames
+    frames = (f.OPENERS + f.CLAUSES + f.ATTACHMENTS + f.PREMISES + f.INDIRECT
+              + f.OFF_TOPIC_OPENINGS + f.OFF_TOPIC_FILLERS + f.OFF_TOPIC_CLOSERS)
     pieces = {p.strip(" ,.?:").lower() for f in frames for p in re.split(r"\{[^}]*\}", f)}
     borrowed = sorted(p for p in pieces if len(p) >= 12 and p in source.lower())
     assert borrowed == []

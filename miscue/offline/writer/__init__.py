@@ -1,20 +1,18 @@
-"""The embedded offline writer (DESIGN section 8); the code is in :mod:`.frames` for now."""
+"""The embedded offline writer (DESIGN section 8): a deterministic baseline, not a model.
 
-from miscue.offline.writer.frames import (  # noqa: F401 - private names the tests read, until the split
-    _ATTACHMENTS,
-    _CLAUSES,
-    _INDIRECT,
-    _OFF_TOPIC_CLOSERS,
-    _OFF_TOPIC_FILLERS,
-    _OFF_TOPIC_OPENINGS,
-    _OPENERS,
-    _PREMISES,
-    OPERATIONS,
-    _slips,
-    write,
-    write_composite,
-    write_plain,
-    write_transform,
-)
+``write(brief)`` realises the fault card's operation from the brief alone (:mod:`.single`, one
+fault type per message); ``write_composite(briefs)`` realises several in one message and
+``write_transform(text, briefs)`` is the second, transformation-only pass (:mod:`.composite`).
+``write_plain(brief)`` states the request and every requirement accurately. The sentence frames
+they share are in :mod:`.frames`.
 
-__all__ = ["OPERATIONS", "write", "write_composite", "write_plain", "write_transform"]
+Every sentence frame is host-agnostic: the host's domain enters only through the brief's own
+words. The texts are honest baselines for running and testing the pipeline, not corpora.
+"""
+
+from __future__ import annotations
+
+from miscue.offline.writer.composite import slips, write_composite, write_transform
+from miscue.offline.writer.single import OPERATIONS, write, write_plain
+
+__all__ = ["OPERATIONS", "slips", "write", "write_composite", "write_plain", "write_transform"]
