@@ -8,24 +8,21 @@ of the extractors.
 
 from __future__ import annotations
 
-import os
+import asyncio
+import json
+import re
+from pathlib import Path
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+import pytest
 
-import asyncio  # noqa: E402
-import json  # noqa: E402
-import re  # noqa: E402
-from pathlib import Path  # noqa: E402
+from miscue.briefs import ExtractionInput, Materials, Requirement, WriterBrief
+from miscue.llm.env import load_litellm
+from miscue.offline import extractors, provider, writer
+from miscue.offline.writer import frames as sentence_frames
+from miscue.taxonomy import FAULT_TYPES
+from miscue.writing import parse_blind, parse_targeted, render_blind, render_targeted, render_writer
 
-import litellm  # noqa: E402
-import pytest  # noqa: E402
-
-from miscue.briefs import ExtractionInput, Materials, Requirement, WriterBrief  # noqa: E402
-from miscue.offline import extractors, provider, writer  # noqa: E402
-from miscue.offline.writer import frames as sentence_frames  # noqa: E402
-from miscue.taxonomy import FAULT_TYPES  # noqa: E402
-from miscue.writing import parse_blind, parse_targeted, render_blind, render_targeted, render_writer  # noqa: E402
+litellm = load_litellm()  # with its offline environment set before the import
 
 ATTEMPTS = range(4)
 
@@ -433,7 +430,8 @@ def test_extractors_read_only_the_extraction_input():
 
 
 def test_lexical_extractor_does_not_borrow_the_writer_templates():
-    source = Path(extractors.__file__).read_text(encoding="utf-8")
+    package = Path(extractors.__file__).parent
+    source = "\n".join(p.read_text(encoding="utf-8") for p in sorted(package.glob("*.py")))
     assert "offline.writer" not in source and "import writer" not in source
     f = sentence_frames
     frames = (f.OPENERS + f.CLAUSES + f.ATTACHMENTS + f.PREMISES + f.INDIRECT
