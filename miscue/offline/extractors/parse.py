@@ -375,7 +375,8 @@ class ParseExtractor(Extractor[_ParseView]):
             out.append(TargetedExtraction(flaw="oblique", request_stated=False))
         noise = self.noise_range(v)
         if noise is not None:
-            out.append(TargetedExtraction(flaw="noise", span=self._original_span(v, " ".join(v.sentences[noise[0]:noise[1] + 1]))))
+            passage = " ".join(v.sentences[noise[0]:noise[1] + 1])
+            out.append(TargetedExtraction(flaw="noise", span=self._original_span(v, passage)))
         premise = self.presupposed(v)
         premise_slot = v.premise[0] if v.premise is not None else None
         if premise is not None and premise_slot is not None:
