@@ -260,7 +260,7 @@ def test_second_pass_hides_faulted_truths_and_its_slips_are_caught(composer, ret
         final = provider.answer("offline/writer", messages)
         assert final == writer.write_transform(first, plan.transform_briefs(), [])
         verdict = repaired_by_transform(plan, first, final)
-        if writer._slips(first, attempt):
+        if writer.slips(first, attempt):
             slipped += 1
             assert verdict is not None and verdict.code == "composite:repaired_by_transform", final
         else:

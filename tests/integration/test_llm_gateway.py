@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from pathlib import Path
 
 import pytest
 
@@ -424,9 +423,10 @@ def test_requests_per_minute_limit_per_provider(stub, tmp_path):
         return await asyncio.gather(*(unlimited.complete("writer", messages(i), CARD)
                                       for i in range(16)))
 
-    started = time.perf_counter()
-    asyncio.run(run_unlimited())
-    assert time.perf_counter() - started < 0.5  # another provider's limit does not apply
+    # another provider's limit does not apply: at 1 request per minute these 16 would take a
+    # quarter of an hour, far past the generous bound (no tight timing: the machine may be busy)
+    results = asyncio.run(asyncio.wait_for(run_unlimited(), timeout=60))
+    assert len(results) == 16
 
 
 def test_sync_helper_across_event_loops(stub, tmp_path):

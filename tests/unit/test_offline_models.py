@@ -13,14 +13,17 @@ import json
 import re
 from pathlib import Path
 
-import litellm
 import pytest
 
 from miscue.briefs import ExtractionInput, Materials, WriterBrief
+from miscue.llm.env import load_litellm
 from miscue.offline import extractors, provider, writer
+from miscue.offline.writer import frames as sentence_frames
 from miscue.taxonomy import FAULT_TYPES
 from miscue.writing import parse_blind, parse_targeted, render_blind, render_targeted, render_writer
 from support.briefs import DOMAINS, RETAIL, extraction_input, make_brief
+
+litellm = load_litellm()  # with its offline environment set before the import
 
 ATTEMPTS = range(4)
 
@@ -356,10 +359,12 @@ def test_extractors_read_only_the_extraction_input():
 
 
 def test_lexical_extractor_does_not_borrow_the_writer_templates():
-    source = Path(extractors.__file__).read_text(encoding="utf-8")
+    package = Path(extractors.__file__).parent
+    source = "\n".join(p.read_text(encoding="utf-8") for p in sorted(package.glob("*.py")))
     assert "offline.writer" not in source and "import writer" not in source
-    frames = (writer._OPENERS + writer._CLAUSES + writer._ATTACHMENTS + writer._PREMISES + writer._INDIRECT
-              + writer._OFF_TOPIC_OPENINGS + writer._OFF_TOPIC_FILLERS + writer._OFF_TOPIC_CLOSERS)
+    f = sentence_frames
+    frames = (f.OPENERS + f.CLAUSES + f.ATTACHMENTS + f.PREMISES + f.INDIRECT
+              + f.OFF_TOPIC_OPENINGS + f.OFF_TOPIC_FILLERS + f.OFF_TOPIC_CLOSERS)
     pieces = {p.strip(" ,.?:").lower() for f in frames for p in re.split(r"\{[^}]*\}", f)}
     borrowed = sorted(p for p in pieces if len(p) >= 12 and p in source.lower())
     assert borrowed == []
