@@ -1,6 +1,6 @@
 """Cost of one tau2 recipe execution: tau2's naive path, our fast path, and replay alone.
 
-    python perf/bench_tau2_exec.py [--n 40]
+    .venv/bin/python perf/bench_tau2_exec.py [--n 40]      (the venv has the project installed)
 
 For each domain, recipes are drawn evenly from every node of the built graphs. In one run:
   naive  fresh environment from disk + replay + tau2's hash of the whole database
@@ -13,15 +13,11 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from adapters.tau2 import Tau2Adapter  # noqa: E402
-from adapters.tau2_exec import FastExecutor, NaiveExecutor, environment_module, replay  # noqa: E402
-from miscue.graphs import GraphBuilder  # noqa: E402
+from adapters.tau2 import Tau2Adapter
+from adapters.tau2.exec import FastExecutor, NaiveExecutor, environment_module, replay
+from miscue.graphs import GraphBuilder
 
 
 def recipes_of(domain: str, n: int) -> list:

@@ -1,6 +1,6 @@
 """Cost of the WebShop oracle on the shipped catalogue (or a WebShop data directory).
 
-    python perf/bench_webshop_oracle.py [--data DIR] [--repeat 3]
+    .venv/bin/python perf/bench_webshop_oracle.py [--data DIR] [--repeat 3]      (the venv has the project installed)
 
 Intents = every node of the built graphs (roots and children). Measured, in one run:
   naive     WebShop's reward, in full, for every product of the intent's cluster (one full
@@ -16,15 +16,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from adapters.webshop import WebShopAdapter  # noqa: E402
-from adapters.webshop_reward import ClusterOracle, all_purchases, reward  # noqa: E402
-from miscue.graphs import GraphBuilder  # noqa: E402
+from adapters.webshop import WebShopAdapter
+from adapters.webshop.oracle import ClusterOracle, all_purchases
+from adapters.webshop.reward import reward
+from miscue.graphs import GraphBuilder
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,11 +8,11 @@ hashes do, with identical per-call errors, and the database must end pristine.
 
 import pytest
 
-from adapters.tau2_exec import FastExecutor, NaiveExecutor
+from adapters.tau2.exec import FastExecutor, NaiveExecutor
 
 
 def _all_recipes(adapter, build):
-    calls = {adapter._golden_calls(s) for s in adapter.load_seeds()}
+    calls = {adapter.golden_calls(s) for s in adapter.load_seeds()}
     for g in build.graphs:
         for node in g.nodes:
             calls.update(r.calls for r in adapter.compile(node.intent))

@@ -9,7 +9,7 @@ import pytest
 
 from miscue.host import NotExecutable
 from adapters.tau2 import Tau2Adapter
-from adapters.tau2_exec import NaiveExecutor, ToolCall
+from adapters.tau2.exec import NaiveExecutor, ToolCall
 from miscue.schema import Condition
 
 
@@ -49,7 +49,7 @@ def test_root_reproduces_the_golden_state_of_tau2_itself(retail, airline):
         for tid, check in list(checks(adapter).items())[:40]:
             if not check.ok:
                 continue
-            golden = naive.run(adapter._golden_calls(seeds[tid]))
+            golden = naive.run(adapter.golden_calls(seeds[tid]))
             (recipe,) = adapter.compile(check.intent)
             ours = naive.run(recipe.calls)
             assert ours.state == golden.state, tid
@@ -77,7 +77,7 @@ def test_withholding_widens_and_adding_narrows(retail):
 def test_modify_items_pair_order_is_kept(retail):
     """Upstream quirk: modify_pending_order_items copies the last new item to every line."""
     seeds = {s.task_id: s for s in retail.load_seeds()}
-    call = next(c for c in retail._golden_calls(seeds["20"]) if c.name == "modify_pending_order_items")
+    call = next(c for c in retail.golden_calls(seeds["20"]) if c.name == "modify_pending_order_items")
     args = call.arguments
     if len(args["item_ids"]) > 1:
         swapped = dict(args, item_ids=args["item_ids"][::-1], new_item_ids=args["new_item_ids"][::-1])
@@ -88,7 +88,7 @@ def test_modify_items_pair_order_is_kept(retail):
 
 def _accepted_basic_economy_change(airline):
     """A flight change on a basic-economy reservation that tau2's tool accepts."""
-    from adapters.tau2 import _alternatives
+    from adapters.tau2.airline import alternatives
 
     db = airline.db.raw
     for rid, res in db["reservations"].items():
@@ -98,7 +98,7 @@ def _accepted_basic_economy_change(airline):
         if seg["date"] <= "2024-05-16":
             continue
         card = next((p for p in db["users"][res["user_id"]]["payment_methods"] if p.startswith("credit_card")), None)
-        for alt in _alternatives(airline.db, seg):
+        for alt in alternatives(airline.db, seg):
             if alt == seg or card is None:
                 continue
             call = ToolCall.make("update_reservation_flights", {"reservation_id": rid, "cabin": "basic_economy", "flights": [alt], "payment_id": card})
@@ -139,7 +139,7 @@ def test_tau2_import_is_quiet_and_ignores_dotenv(tmp_path):
     (tmp_path / ".env").write_text("MISCUE_PLANTED_SECRET=leaked\n")
     code = (
         "import os; from adapters.tau2 import Tau2Adapter; a = Tau2Adapter('airline');"
-        "a.run(tuple(a._golden_calls(next(s for s in a.load_seeds() if s.task_id == '9'))), use_cache=False);"
+        "a.run(tuple(a.golden_calls(next(s for s in a.load_seeds() if s.task_id == '9'))), use_cache=False);"
         "print(os.environ.get('MISCUE_PLANTED_SECRET'))"
     )
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -27,16 +27,9 @@ from adapters.webshop import (
     read_value_at,
     split_of,
 )
-from adapters.webshop_reward import (
-    COLOR_SET,
-    GoalSpec,
-    HeuristicNouns,
-    Product,
-    distinguishable,
-    normalize_color,
-    reward,
-    token_set_ratio,
-)
+from adapters.webshop.matching import COLOR_SET, distinguishable, normalize_color, token_set_ratio
+from adapters.webshop.nouns import HeuristicNouns
+from adapters.webshop.reward import GoalSpec, Product, reward
 from flows.cli import app
 from miscue.graphs import GraphBuilder, battery
 from miscue.schema import Condition, Operator

@@ -24,6 +24,7 @@ from functools import cached_property
 from typing import Any, Iterator
 
 from miscue.canonical import canonical_json, file_sha256
+from miscue.errors import BadInput
 
 # tau2 module paths per domain: environment module, DB class and the db.json path constant
 _DOMAINS = {
@@ -59,7 +60,7 @@ def tau2_module(name: str) -> Any:
 
 def environment_module(domain: str) -> Any:
     if domain not in _DOMAINS:
-        raise ValueError(f"unknown tau2 domain {domain!r}; known: {', '.join(sorted(_DOMAINS))}")
+        raise BadInput(f"unknown tau2 domain {domain!r}; known: {', '.join(sorted(_DOMAINS))}")
     return tau2_module(f"tau2.domains.{domain}.environment")
 
 
@@ -205,10 +206,11 @@ class FastExecutor:
         self.domain = domain
         self.path = db_path(domain)
         with open(self.path, encoding="utf-8") as fh:
-            self._raw: dict[str, dict[str, Any]] = json.load(fh)
+            # the parsed pristine db.json: never mutated (the adapter's lookups read it too)
+            self.raw: dict[str, dict[str, Any]] = json.load(fh)
         self.db_sha256 = file_sha256(self.path)
         self.env_id = f"tau2-{domain}:{self.db_sha256[:12]}"
-        db = db_class(domain).model_validate(self._raw)
+        db = db_class(domain).model_validate(self.raw)
         self._tables: dict[str, _TrackingTable] = {}
         self._entity_cls: dict[str, Any] = {}
         for name in type(db).model_fields:
@@ -224,7 +226,7 @@ class FastExecutor:
     def _pristine_fragment(self, table: str, key: str) -> str | None:
         ident = (table, key)
         if ident not in self._pristine:
-            raw = self._raw[table].get(key)
+            raw = self.raw[table].get(key)
             self._pristine[ident] = None if raw is None else _serialise(self._entity_cls[table].model_validate(raw))
         return self._pristine[ident]
 
@@ -253,7 +255,7 @@ class FastExecutor:
                 if pristine is None:
                     dict.__delitem__(table, key)
                 else:
-                    dict.__setitem__(table, key, self._entity_cls[name].model_validate(self._raw[name][key]))
+                    dict.__setitem__(table, key, self._entity_cls[name].model_validate(self.raw[name][key]))
         return Outcome(self._digest(delta), errors)
 
     def full_hash(self) -> str:

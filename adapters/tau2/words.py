@@ -95,3 +95,9 @@ def spoken_passengers(pax: list[dict[str, Any]]) -> str:
 
 def join(parts: list[str]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def ordinal(label: str) -> str:
+    n = int(label.split("#")[1]) if "#" in label else 1
+    return {1: "first", 2: "second", 3: "third"}.get(n, f"number {n}")
+

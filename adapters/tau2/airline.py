@@ -1,0 +1,314 @@
+"""The airline write kinds: book, change flights (and cabin), change bags, change passengers,
+cancel and send a certificate.
+
+Users name reservations, flights by number and date, cabins, passengers and payment methods;
+a changed flight is enumerated over the available same-route, same-date alternatives.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from adapters.tau2.kinds import DB, LiftError, WriteKind, cartesian, others, pick
+from miscue.host import NotExecutable
+
+CABINS = ("basic_economy", "economy", "business")
+CERTIFICATE_AMOUNTS = (50, 100, 150, 200, 250, 300, 400, 500)
+FREE_BAGS = {  # airline policy: free checked bags per passenger by membership and cabin
+    "regular": {"basic_economy": 0, "economy": 1, "business": 2},
+    "silver": {"basic_economy": 1, "economy": 2, "business": 3},
+    "gold": {"basic_economy": 2, "economy": 3, "business": 4},
+}
+
+
+def find_reservation(db: DB, rid: str) -> dict[str, Any] | None:
+    return db.table("reservations").get(rid)
+
+
+def _user_reservations(db: DB, customer: str) -> list[str]:
+    return list(db.user(customer)["reservations"])
+
+
+def _segments(flights: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"flight_number": f["flight_number"], "date": f["date"]} for f in flights]
+
+
+def _price(db: DB, seg: dict[str, Any], cabin: str) -> int | None:
+    day = db.table("flights").get(seg["flight_number"], {}).get("dates", {}).get(seg["date"], {})
+    return day.get("prices", {}).get(cabin) if day.get("status") == "available" else None
+
+
+def alternatives(db: DB, seg: dict[str, Any]) -> list[dict[str, Any]]:
+    """Available flights on the same route and date as ``seg`` (including itself)."""
+    flights = db.table("flights")
+    base = flights.get(seg["flight_number"])
+    if base is None:
+        return []
+    out = []
+    for fn, f in sorted(flights.items()):
+        if f["origin"] == base["origin"] and f["destination"] == base["destination"]:
+            if f["dates"].get(seg["date"], {}).get("status") == "available":
+                out.append({"flight_number": fn, "date": seg["date"]})
+    return out
+
+
+def _itineraries(db: DB, segments: list[dict[str, Any]], one_change: bool) -> list[list[dict[str, Any]]]:
+    """Itineraries built from same-route same-date alternatives of each segment."""
+    if one_change:
+        out = []
+        for i, seg in enumerate(segments):
+            for alt in alternatives(db, seg):
+                if alt != seg:
+                    out.append(segments[:i] + [alt] + segments[i + 1 :])
+        return out
+    pools = [alternatives(db, seg) or [seg] for seg in segments]
+    return [list(p) for p in itertools.islice(cartesian(pools), 64)]
+
+
+def _num(x: float) -> int | float:
+    return int(x) if float(x).is_integer() else round(x, 2)
+
+
+class Book(WriteKind):
+    tool, label = "book_reservation", "book"
+    fields = ("origin", "destination", "trip", "cabin", "flights", "passengers", "payment", "bags", "insurance", "paid_bags")
+
+    def ordered(self, field):
+        return field in ("bags", "cabin", "paid_bags")
+
+    @staticmethod
+    def _policy_nonfree(db: DB, customer: str, f: dict[str, Any]) -> int:
+        free = FREE_BAGS[db.user(customer)["membership"]][f["cabin"]] * len(f["passengers"])
+        return max(0, f["bags"] - free)
+
+    def lift(self, args, db, customer, ctx=None):
+        fields = {
+            "origin": args["origin"],
+            "destination": args["destination"],
+            "trip": args["flight_type"],
+            "cabin": args["cabin"],
+            "flights": _segments(args["flights"]),
+            "passengers": args["passengers"],
+            "payment": [pm["payment_id"] for pm in args["payment_methods"]],
+            "bags": args["total_baggages"],
+            "insurance": args["insurance"],
+        }
+        if args["nonfree_baggages"] != self._policy_nonfree(db, customer, fields):
+            fields["paid_bags"] = args["nonfree_baggages"]
+        return fields
+
+    def _build(self, db: DB, customer: str, f: dict[str, Any]) -> dict[str, Any] | None:
+        user = db.user(customer)
+        pax = len(f["passengers"])
+        prices = [_price(db, seg, f["cabin"]) for seg in f["flights"]]
+        if any(p is None for p in prices):
+            return None  # a segment is not bookable: the tool would refuse
+        nonfree = f.get("paid_bags", self._policy_nonfree(db, customer, f))
+        total = sum(prices) * pax + (30 * pax if f["insurance"] == "yes" else 0) + 50 * nonfree
+        methods, remaining = [], total
+        for i, pid in enumerate(f["payment"]):
+            pm = user["payment_methods"].get(pid)
+            if pm is None:
+                return None
+            last = i == len(f["payment"]) - 1
+            amount = remaining if last or "amount" not in pm else min(pm["amount"], remaining)
+            methods.append({"payment_id": pid, "amount": _num(amount)})
+            remaining -= amount
+        return {
+            "user_id": customer,
+            "origin": f["origin"],
+            "destination": f["destination"],
+            "flight_type": f["trip"],
+            "cabin": f["cabin"],
+            "flights": f["flights"],
+            "passengers": f["passengers"],
+            "payment_methods": methods,
+            "total_baggages": f["bags"],
+            "nonfree_baggages": nonfree,
+            "insurance": f["insurance"],
+        }
+
+    def choices(self, given, db, customer, ctx=None):
+        if "passengers" not in given:
+            raise NotExecutable("not_enumerable", "book.passengers")
+        if "flights" not in given:
+            raise NotExecutable("not_enumerable", "book.flights")
+        flights = db.table("flights")
+        segs = given["flights"]
+        airports = sorted({flights[s["flight_number"]]["destination"] for s in segs if s["flight_number"] in flights})
+        first = flights.get(segs[0]["flight_number"], {}).get("origin")
+        pools = [
+            pick(given, "origin", [first] if first else []),
+            pick(given, "destination", [a for a in airports if a != first]),
+            pick(given, "trip", ("one_way", "round_trip")),
+            pick(given, "cabin", CABINS),
+            [segs],
+            [given["passengers"]],
+            pick(given, "payment", [[p] for p in db.payment_ids(customer)]),
+            pick(given, "bags", range(0, 4)),
+            pick(given, "insurance", ("yes", "no")),
+        ]
+        out = []
+        for combo in cartesian(pools):
+            chosen = dict(zip(self.fields, combo))
+            if "paid_bags" in given:
+                chosen["paid_bags"] = given["paid_bags"]
+            args = self._build(db, customer, chosen)
+            if args is not None:
+                out.append((args, chosen))
+        return out
+
+    def domain(self, field, given, db, customer):
+        if field == "cabin":
+            return others(CABINS, given.get("cabin"))
+        if field == "insurance":
+            return others(("yes", "no"), given.get("insurance"))
+        if field in ("bags", "paid_bags"):
+            return [b for b in (given[field] - 1, given[field] + 1) if b >= 0]
+        if field == "payment":
+            return [[p] for p in db.payment_ids(customer) if p not in given["payment"]]
+        if field == "flights":
+            return _itineraries(db, given["flights"], one_change=True)[:12]
+        return []
+
+
+class ChangeFlights(WriteKind):
+    tool, label = "update_reservation_flights", "change_flights"
+    fields = ("reservation", "cabin", "flights", "payment")
+
+    def ordered(self, field):
+        return field == "cabin"
+
+    def lift(self, args, db, customer, ctx=None):
+        return {
+            "reservation": args["reservation_id"],
+            "cabin": args["cabin"],
+            "flights": _segments(args["flights"]),
+            "payment": args["payment_id"],
+        }
+
+    def choices(self, given, db, customer, ctx=None):
+        out = []
+        for rid in pick(given, "reservation", _user_reservations(db, customer)):
+            res = find_reservation(db, rid)
+            if res is None:
+                continue
+            itineraries = [given["flights"]] if "flights" in given else _itineraries(db, _segments(res["flights"]), one_change=False)
+            for cabin, flights, pay in cartesian([pick(given, "cabin", CABINS), itineraries, pick(given, "payment", db.payment_ids(customer))]):
+                chosen = {"reservation": rid, "cabin": cabin, "flights": flights, "payment": pay}
+                out.append(({"reservation_id": rid, "cabin": cabin, "flights": flights, "payment_id": pay}, chosen))
+        return out
+
+    def domain(self, field, given, db, customer):
+        if field == "reservation":
+            return others(_user_reservations(db, customer), given.get("reservation"))
+        if field == "cabin":
+            return others(CABINS, given.get("cabin"))
+        if field == "payment":
+            return others(db.payment_ids(customer), given.get("payment"))
+        if field == "flights":
+            return _itineraries(db, given["flights"], one_change=True)[:12]
+        return []
+
+
+class ChangeBags(WriteKind):
+    """Bag changes; the paid-bag count follows the policy unless the task states otherwise."""
+
+    tool, label = "update_reservation_baggages", "change_bags"
+    fields = ("reservation", "bags", "payment", "paid_bags")
+
+    def ordered(self, field):
+        return field in ("bags", "paid_bags")
+
+    @staticmethod
+    def _free(db: DB, res: dict[str, Any], cabin_after: dict[str, str]) -> int:
+        membership = db.user(res["user_id"])["membership"]
+        cabin = cabin_after.get(res["reservation_id"], res["cabin"])
+        return FREE_BAGS[membership][cabin] * len(res["passengers"])
+
+    def lift(self, args, db, customer, ctx=None):
+        res = find_reservation(db, args["reservation_id"])
+        if res is None:
+            raise LiftError(f"unknown reservation {args['reservation_id']}")
+        fields = {"reservation": args["reservation_id"], "bags": args["total_baggages"], "payment": args["payment_id"]}
+        if args["nonfree_baggages"] != max(0, args["total_baggages"] - self._free(db, res, (ctx or {}).get("cabin_after", {}))):
+            fields["paid_bags"] = args["nonfree_baggages"]
+        return fields
+
+    def choices(self, given, db, customer, ctx=None):
+        out = []
+        cabin_after = (ctx or {}).get("cabin_after", {})
+        for rid in pick(given, "reservation", _user_reservations(db, customer)):
+            res = find_reservation(db, rid)
+            if res is None:
+                continue
+            free = self._free(db, res, cabin_after)
+            bag_pool = pick(given, "bags", range(res["total_baggages"], res["total_baggages"] + 4))
+            for bags, pay in cartesian([bag_pool, pick(given, "payment", db.payment_ids(customer))]):
+                paid = given.get("paid_bags", max(0, bags - free))
+                args = {"reservation_id": rid, "total_baggages": bags, "nonfree_baggages": paid, "payment_id": pay}
+                out.append((args, {"reservation": rid, "bags": bags, "payment": pay}))
+        return out
+
+    def domain(self, field, given, db, customer):
+        if field == "reservation":
+            return others(_user_reservations(db, customer), given.get("reservation"))
+        if field in ("bags", "paid_bags"):
+            return [b for b in (given[field] - 1, given[field] + 1) if b >= 0]
+        if field == "payment":
+            return others(db.payment_ids(customer), given.get("payment"))
+        return []
+
+
+class ChangePassengers(WriteKind):
+    tool, label = "update_reservation_passengers", "change_passengers"
+    fields = ("reservation", "passengers")
+
+    def lift(self, args, db, customer, ctx=None):
+        return {"reservation": args["reservation_id"], "passengers": args["passengers"]}
+
+    def choices(self, given, db, customer, ctx=None):
+        if "passengers" not in given:
+            raise NotExecutable("not_enumerable", "change_passengers.passengers")
+        return [
+            ({"reservation_id": rid, "passengers": given["passengers"]}, {"reservation": rid, "passengers": given["passengers"]})
+            for rid in pick(given, "reservation", _user_reservations(db, customer))
+        ]
+
+    def domain(self, field, given, db, customer):
+        if field == "reservation":
+            return others(_user_reservations(db, customer), given.get("reservation"))
+        return []
+
+
+class CancelReservation(WriteKind):
+    tool, label, fields = "cancel_reservation", "cancel", ("reservation",)
+
+    def lift(self, args, db, customer, ctx=None):
+        return {"reservation": args["reservation_id"]}
+
+    def choices(self, given, db, customer, ctx=None):
+        return [({"reservation_id": r}, {"reservation": r}) for r in pick(given, "reservation", _user_reservations(db, customer))]
+
+    def domain(self, field, given, db, customer):
+        return others(_user_reservations(db, customer), given.get("reservation")) if field == "reservation" else []
+
+
+class Certificate(WriteKind):
+    tool, label, fields = "send_certificate", "certificate", ("amount",)
+
+    def ordered(self, field):
+        return True
+
+    def lift(self, args, db, customer, ctx=None):
+        return {"amount": args["amount"]}
+
+    def choices(self, given, db, customer, ctx=None):
+        return [({"user_id": customer, "amount": a}, {"amount": a}) for a in pick(given, "amount", CERTIFICATE_AMOUNTS)]
+
+    def domain(self, field, given, db, customer):
+        return [a for a in (given["amount"] - 50, given["amount"] + 50) if a > 0] if field == "amount" else []
+
+
+AIRLINE_KINDS: tuple[WriteKind, ...] = (Book(), ChangeFlights(), ChangeBags(), ChangePassengers(), CancelReservation(), Certificate())

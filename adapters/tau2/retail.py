@@ -1,0 +1,337 @@
+"""The retail write kinds: cancel, return, exchange and modify-items, the order address and
+payment, and the user's default address.
+
+Users name orders, products and the option values that pick a new item (never item ids); an
+order line is described by its product name plus the fewest options that tell it from the
+order's other lines of the same product.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from adapters.tau2.kinds import DB, Choice, LiftError, WriteKind, cartesian, others, pick
+from miscue.host import NotExecutable
+
+CANCEL_REASONS = ("no longer needed", "ordered by mistake")
+ADDRESS_FIELDS = ("address1", "address2", "city", "state", "country", "zip")
+
+
+def _address(d: dict[str, Any]) -> dict[str, Any]:
+    return {k: d[k] for k in ADDRESS_FIELDS}
+
+
+def known_addresses(db: DB, customer: str) -> list[dict[str, Any]]:
+    user = db.user(customer)
+    found = [_address(user["address"])]
+    for oid in user["orders"]:
+        found.append(_address(db.table("orders")[oid]["address"]))
+    return others(found, None)
+
+
+def words_address(user: dict[str, Any]) -> dict[str, Any] | None:
+    return _address(user["address"]) if user.get("address") else None
+
+
+def user_orders(db: DB, customer: str) -> list[str]:
+    return list(db.user(customer)["orders"])
+
+
+def find_order(db: DB, order_id: str) -> dict[str, Any] | None:
+    return db.table("orders").get(order_id)
+
+
+def describe_line(line: dict[str, Any], lines: list[dict[str, Any]]) -> dict[str, Any]:
+    """A product name, plus the fewest options that tell this line from same-product lines."""
+    rest = [x for x in lines if x["product_id"] == line["product_id"] and x["item_id"] != line["item_id"]]
+    options: dict[str, Any] = {}
+    for key in sorted(line["options"]):
+        if not rest:
+            break
+        if any(x["options"].get(key) != line["options"][key] for x in rest):
+            options[key] = line["options"][key]
+            rest = [x for x in rest if x["options"].get(key) == line["options"][key]]
+    if rest:
+        raise LiftError(f"order line {line['item_id']} cannot be told apart from another line")
+    desc: dict[str, Any] = {"product": line["name"]}
+    if options:
+        desc["options"] = options
+    return desc
+
+
+def _resolve_items(order: dict[str, Any], descs: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+    """Every assignment of order lines (each used once) to item descriptors."""
+    lines = order["items"]
+
+    def fits(line: dict[str, Any], desc: dict[str, Any]) -> bool:
+        opts = desc.get("options", {})
+        return line["name"] == desc.get("product") and all(line["options"].get(k) == v for k, v in opts.items())
+
+    results: set[tuple[str, ...]] = set()
+
+    def walk(i: int, used: frozenset[int], acc: tuple[str, ...]) -> None:
+        if i == len(descs):
+            results.add(acc)
+            return
+        for idx, line in enumerate(lines):
+            if idx not in used and fits(line, descs[i]):
+                walk(i + 1, used | {idx}, acc + (line["item_id"],))
+
+    walk(0, frozenset(), ())
+    return sorted(results)
+
+
+def _line_subsets(order: dict[str, Any], size: int | None) -> list[tuple[str, ...]]:
+    ids = [line["item_id"] for line in order["items"]]
+    sizes = [size] if size else range(1, len(ids) + 1)
+    found: set[tuple[str, ...]] = set()
+    for n in sizes:
+        for combo in itertools.combinations(range(len(ids)), n):
+            found.add(tuple(ids[i] for i in combo))
+    return sorted(found)
+
+
+def _variants(db: DB, product_id: str) -> dict[str, Any]:
+    return db.table("products")[product_id]["variants"]
+
+
+def _item_product(db: DB, item_id: str) -> str:
+    for pid, product in db.table("products").items():
+        if item_id in product["variants"]:
+            return pid
+    raise NotExecutable("unknown_item", item_id)
+
+
+def _matching_variants(db: DB, product_id: str, wanted: dict[str, Any]) -> list[str]:
+    return sorted(
+        vid
+        for vid, v in _variants(db, product_id).items()
+        if v["available"] and all(v["options"].get(k) == val for k, val in wanted.items())
+    )
+
+
+def _new_item_conditions(db: DB, old_line: dict[str, Any], new_id: str) -> dict[str, Any]:
+    """The option values that pick ``new_id`` among the product's available variants."""
+    pid = old_line["product_id"]
+    variants = _variants(db, pid)
+    if new_id not in variants:
+        raise LiftError(f"new item {new_id} is not a variant of product {pid}")
+    new_opts = variants[new_id]["options"]
+    wanted = {k: v for k, v in new_opts.items() if old_line["options"].get(k) != v}
+    while _matching_variants(db, pid, wanted) != [new_id]:
+        spare = [k for k in sorted(new_opts) if k not in wanted]
+        if not spare:
+            raise LiftError(f"variant {new_id} is not the unique available variant with its options")
+        best = min(spare, key=lambda k: len(_matching_variants(db, pid, {**wanted, k: new_opts[k]})))
+        wanted[best] = new_opts[best]
+    return wanted
+
+
+class RetailKind(WriteKind):
+    pass
+
+
+class Cancel(RetailKind):
+    tool, label, fields = "cancel_pending_order", "cancel", ("order", "reason")
+
+    def lift(self, args, db, customer, ctx=None):
+        return {"order": args["order_id"], "reason": args["reason"]}
+
+    def choices(self, given, db, customer, ctx=None):
+        return [
+            ({"order_id": o, "reason": r}, {"order": o, "reason": r})
+            for o, r in cartesian([pick(given, "order", user_orders(db, customer)), pick(given, "reason", CANCEL_REASONS)])
+        ]
+
+    def domain(self, field, given, db, customer):
+        if field == "order":
+            return others(user_orders(db, customer), given.get("order"))
+        if field == "reason":
+            return others(CANCEL_REASONS, given.get("reason"))
+        return []
+
+
+class ModifyAddress(RetailKind):
+    tool, label, fields = "modify_pending_order_address", "modify_address", ("order", "address")
+
+    def lift(self, args, db, customer, ctx=None):
+        return {"order": args["order_id"], "address": _address(args)}
+
+    def choices(self, given, db, customer, ctx=None):
+        return [
+            ({"order_id": o, **a}, {"order": o, "address": a})
+            for o, a in cartesian([pick(given, "order", user_orders(db, customer)), pick(given, "address", known_addresses(db, customer))])
+        ]
+
+    def domain(self, field, given, db, customer):
+        if field == "order":
+            return others(user_orders(db, customer), given.get("order"))
+        if field == "address":
+            return others(known_addresses(db, customer), given.get("address"))
+        return []
+
+
+class UserAddress(RetailKind):
+    tool, label, fields = "modify_user_address", "user_address", ("address",)
+
+    def lift(self, args, db, customer, ctx=None):
+        return {"address": _address(args)}
+
+    def choices(self, given, db, customer, ctx=None):
+        return [({"user_id": customer, **a}, {"address": a}) for a in pick(given, "address", known_addresses(db, customer))]
+
+    def domain(self, field, given, db, customer):
+        return others(known_addresses(db, customer), given.get("address")) if field == "address" else []
+
+
+class ModifyPayment(RetailKind):
+    tool, label, fields = "modify_pending_order_payment", "modify_payment", ("order", "payment")
+
+    def lift(self, args, db, customer, ctx=None):
+        return {"order": args["order_id"], "payment": args["payment_method_id"]}
+
+    def choices(self, given, db, customer, ctx=None):
+        return [
+            ({"order_id": o, "payment_method_id": p}, {"order": o, "payment": p})
+            for o, p in cartesian([pick(given, "order", user_orders(db, customer)), pick(given, "payment", db.payment_ids(customer))])
+        ]
+
+    def domain(self, field, given, db, customer):
+        if field == "order":
+            return others(user_orders(db, customer), given.get("order"))
+        if field == "payment":
+            return others(db.payment_ids(customer), given.get("payment"))
+        return []
+
+
+class ItemsKind(RetailKind):
+    """Writes on order lines: return, exchange and modify-items."""
+
+    with_new_items = False
+    fields = ("order", "items", "payment")
+
+    def accepts(self, field):
+        if field in self.fields:
+            return True
+        head, _, opt = field.partition(".")
+        return self.with_new_items and head.startswith("item") and head[4:].isdigit() and bool(opt)
+
+    @staticmethod
+    def new_item_conditions(given: dict[str, Any]) -> dict[int, dict[str, Any]]:
+        out: dict[int, dict[str, Any]] = {}
+        for field, value in given.items():
+            head, _, opt = field.partition(".")
+            if head.startswith("item") and head[4:].isdigit() and opt:
+                out.setdefault(int(head[4:]), {})[opt] = value
+        return out
+
+    def lift(self, args, db, customer, ctx=None):
+        order = find_order(db, args["order_id"])
+        if order is None:
+            raise LiftError(f"unknown order {args['order_id']}")
+        lines = []
+        pool = list(order["items"])
+        for iid in args["item_ids"]:
+            line = next((x for x in pool if x["item_id"] == iid), None)
+            if line is None:
+                raise LiftError(f"item {iid} is not in order {args['order_id']}")
+            pool.remove(line)
+            lines.append(line)
+        fields: dict[str, Any] = {
+            "order": args["order_id"],
+            "items": [describe_line(line, order["items"]) for line in lines],
+            "payment": args["payment_method_id"],
+        }
+        if self.with_new_items:
+            for j, (line, new_id) in enumerate(zip(lines, args["new_item_ids"]), start=1):
+                for opt, value in _new_item_conditions(db, line, new_id).items():
+                    fields[f"item{j}.{opt}"] = value
+        return fields
+
+    #: modify_pending_order_items gives every line the last new item's price and options, so
+    #: the pair order changes the resulting state (upstream quirk): enumerate orders too.
+    order_matters = False
+
+    def _item_sets(self, order: dict[str, Any], given: dict[str, Any]) -> list[tuple[str, ...]]:
+        if "items" in given:
+            return _resolve_items(order, given["items"])
+        wanted = self.new_item_conditions(given)
+        subsets = _line_subsets(order, max(wanted) if wanted else None)
+        if not self.order_matters:
+            return subsets
+        return sorted({p for s in subsets for p in itertools.permutations(s)})
+
+    def choices(self, given, db, customer, ctx=None):
+        out: list[Choice] = []
+        wanted = self.new_item_conditions(given)
+        for oid in pick(given, "order", user_orders(db, customer)):
+            order = find_order(db, oid)
+            if order is None:
+                continue
+            for item_ids in self._item_sets(order, given):
+                lines = [next(x for x in order["items"] if x["item_id"] == iid) for iid in item_ids]
+                descs = [describe_line(x, order["items"]) for x in lines] if "items" not in given else given["items"]
+                news: list[list[str]] = [[]]
+                if self.with_new_items:
+                    news = [
+                        _matching_variants(db, line["product_id"], wanted.get(j, {}))
+                        for j, line in enumerate(lines, start=1)
+                    ]
+                for payment in pick(given, "payment", db.payment_ids(customer)):
+                    for new_ids in cartesian(news) if self.with_new_items else [()]:
+                        args: dict[str, Any] = {"order_id": oid, "item_ids": list(item_ids)}
+                        chosen: dict[str, Any] = {"order": oid, "items": descs, "payment": payment}
+                        if self.with_new_items:
+                            args["new_item_ids"] = list(new_ids)
+                            for j, nid in enumerate(new_ids, start=1):
+                                for opt, value in _variants(db, lines[j - 1]["product_id"])[nid]["options"].items():
+                                    chosen[f"item{j}.{opt}"] = value
+                        args["payment_method_id"] = payment
+                        out.append((args, chosen))
+        return out
+
+    def domain(self, field, given, db, customer):
+        if field == "order":
+            return others(user_orders(db, customer), given.get("order"))
+        if field == "payment":
+            return others(db.payment_ids(customer), given.get("payment"))
+        order = find_order(db, given.get("order", ""))
+        if order is None:
+            return []
+        if field == "items":
+            current = given["items"]
+            lines = order["items"]
+            alts = []
+            for pos in range(len(current)):
+                for line in lines:
+                    desc = describe_line(line, lines)
+                    if desc in current:
+                        continue
+                    alts.append(current[:pos] + [desc] + current[pos + 1 :])
+            return others(alts, current)
+        head, _, opt = field.partition(".")
+        j = int(head[4:])
+        if "items" not in given or j > len(given["items"]):
+            return []
+        resolved = _resolve_items(order, given["items"])
+        if len(resolved) != 1:
+            return []
+        pid = _item_product(db, resolved[0][j - 1])
+        values = sorted({v["options"][opt] for v in _variants(db, pid).values() if v["available"] and opt in v["options"]})
+        return others(values, given.get(field))
+
+
+class Return(ItemsKind):
+    tool, label = "return_delivered_order_items", "return"
+
+
+class Exchange(ItemsKind):
+    tool, label, with_new_items = "exchange_delivered_order_items", "exchange", True
+
+
+class ModifyItems(ItemsKind):
+    tool, label, with_new_items, order_matters = "modify_pending_order_items", "modify_items", True, True
+
+
+RETAIL_KINDS: tuple[WriteKind, ...] = (Cancel(), ModifyAddress(), UserAddress(), ModifyPayment(), Return(), Exchange(), ModifyItems())

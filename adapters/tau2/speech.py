@@ -1,0 +1,177 @@
+"""How a tau2 customer speaks, as the adapter's side of the writer's cards: the context line,
+the request, each requirement's name and spoken value, the extras a customer volunteers and
+the sibling writes a customer may wrongly ask for.
+
+The vocabulary itself (request phrases, field names, spoken payments, addresses, flights) is
+in :mod:`adapters.tau2.words`; this mixin puts it together per intent over the database.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.tau2 import words
+from adapters.tau2.airline import find_reservation
+from adapters.tau2.kinds import DB
+from adapters.tau2.retail import describe_line, find_order, known_addresses, words_address
+from miscue.host import Extra, Mismatch
+from miscue.schema import Condition, Intent
+
+
+class Tau2Speech:
+    """The domain's words of :class:`adapters.tau2.adapter.Tau2Adapter` (a mixin)."""
+
+    db: DB
+    domain_name: str
+
+    def _user(self, intent: Intent) -> dict[str, Any]:
+        return self.db.raw["users"].get(intent.base.get("customer", ""), {})
+
+    def context_line(self, intent: Intent) -> str:
+        name = self._user(intent).get("name", {})
+        who = f"{name.get('first_name', '')} {name.get('last_name', '')}".strip() or "a customer"
+        if self.domain_name == "retail":
+            return f"You are {who}, a customer of an online store, talking to its customer-support agent."
+        return f"You are {who}, a customer of an airline, talking to its reservation agent."
+
+    def request_phrase(self, intent: Intent) -> str:
+        parts: list[str] = []
+        for label in intent.base.get("request", []):
+            phrase = self._request_words(label)
+            n = sum(1 for lab in intent.base.get("request", []) if self._request_words(lab) == phrase)
+            phrase = phrase if n == 1 else f"{phrase} ({n} times)"
+            if phrase not in parts:
+                parts.append(phrase)
+        return words.join(parts) if parts else ""
+
+    def _item_product(self, intent: Intent, label: str, j: int) -> str:
+        items = intent.condition(f"{label}.items")
+        if items is not None and j <= len(items.value):
+            return items.value[j - 1]["product"].lower()
+        return f"item {j}"
+
+    def _base_phrase(self, intent: Intent, slot: str) -> str:
+        label, _, field = slot.partition(".")
+        base = label.split("#")[0]
+        head, _, option = field.partition(".")
+        if option and head.startswith("item"):
+            return f"the {option} of the new {self._item_product(intent, label, int(head[4:]))}"
+        if field == "payment":
+            return "the refund method" if base == "return" else "the payment method"
+        return words.FIELD_PHRASES.get(field, field.replace("_", " "))
+
+    def slot_phrase(self, intent: Intent, slot: str) -> str:
+        """The requirement's name; made unique within the intent by naming its request."""
+        phrase = self._base_phrase(intent, slot)
+        if sum(1 for c in intent.conditions if self._base_phrase(intent, c.slot) == phrase) == 1:
+            return phrase
+        label = slot.partition(".")[0]
+        anchor = next((c for c in intent.conditions if c.slot in (f"{label}.order", f"{label}.reservation")), None)
+        if anchor is not None and anchor.slot != slot:
+            return f"{phrase} for {self.spoken_value(intent, anchor.slot, anchor.value)}"
+        verb = self._request_words(label)
+        return f"{phrase} to {verb}" if "#" not in label else f"{phrase} to {verb} ({words.ordinal(label)})"
+
+    def _request_words(self, label: str) -> str:
+        base = label.split("#")[0]
+        return words.AIRLINE_CANCEL if (base == "cancel" and self.domain_name == "airline") else words.REQUESTS[base]
+
+    def spoken_value(self, intent: Intent, slot: str, value: Any) -> str:
+        field = slot.partition(".")[2]
+        user = self._user(intent)
+        if field == "order":
+            return f"order {value}"
+        if field == "reservation":
+            return f"reservation {value}"
+        if field == "payment":
+            ids = value if isinstance(value, list) else [value]
+            return words.join([words.spoken_payment(p, user) for p in ids])
+        if field == "items":
+            return words.join([words.spoken_item(d) for d in value])
+        if field == "address":
+            return words.spoken_address(value)
+        if field == "flights":
+            return words.spoken_flights(value)
+        if field == "passengers":
+            return words.spoken_passengers(value)
+        if field == "cabin":
+            return str(value).replace("_", " ")
+        if field == "trip":
+            return str(value).replace("_", "-")
+        if field == "insurance":
+            return "with travel insurance" if value == "yes" else "without travel insurance"
+        if field == "bags":
+            return f"{value} checked bag" + ("" if value == 1 else "s")
+        if field == "paid_bags":
+            return f"{value} paid bag" + ("" if value == 1 else "s")
+        if field == "amount":
+            return f"${value}"
+        return str(value)
+
+    def extras(self, intent: Intent) -> list[Extra]:
+        """Unneeded details a customer volunteers that, taken literally, change the database."""
+        labels = list(intent.base.get("request", []))
+        out: list[Extra] = []
+        if self.domain_name == "retail" and "user_address" not in labels:
+            user = self._user(intent)
+            known = [a for a in known_addresses(self.db, intent.base["customer"]) if a != words_address(user)]
+            moved = known[0] if known else {"address1": "17 Harbor Lane", "address2": "", "city": user.get("address", {}).get("city", "Springfield"),
+                                             "state": user.get("address", {}).get("state", "IL"), "country": "USA", "zip": user.get("address", {}).get("zip", "62701")}
+            reading = intent.replace(base={**intent.base, "request": labels + ["user_address"]},
+                                     conditions=list(intent.conditions) + [Condition(slot="user_address.address", value=moved)])
+            out.append(Extra(f"by the way, I now live at {words.spoken_address(moved)}", reading))
+        if self.domain_name == "airline" and "change_bags" not in labels:
+            res_cond = next((c for c in intent.conditions if c.slot.endswith(".reservation")), None)
+            res = find_reservation(self.db, res_cond.value) if res_cond else None
+            if res is not None and res.get("status") != "cancelled":
+                bags = res["total_baggages"] + 1
+                pay = next((p for p in self.db.payment_ids(intent.base["customer"]) if p.startswith("credit_card")), None)
+                if pay:
+                    reading = intent.replace(
+                        base={**intent.base, "request": labels + ["change_bags"]},
+                        conditions=list(intent.conditions) + [
+                            Condition(slot="change_bags.reservation", value=res["reservation_id"]),
+                            Condition(slot="change_bags.bags", value=bags),
+                            Condition(slot="change_bags.payment", value=pay)],
+                    )
+                    out.append(Extra(f"I will be travelling with {self.spoken_value(intent, 'change_bags.bags', bags)} on that trip", reading))
+        return out
+
+    def mismatches(self, intent: Intent) -> list[Mismatch]:
+        """The request made through a sibling write the environment refuses for this order."""
+        if self.domain_name != "retail":
+            return []
+        siblings = {"exchange": ("modify_items", "change the items of"), "modify_items": ("exchange", "exchange the items of"),
+                    "cancel": ("return", "return"), "return": ("cancel", "cancel")}
+        out: list[Mismatch] = []
+        labels = list(intent.base.get("request", []))
+        for i, label in enumerate(labels):
+            if label not in siblings:
+                continue
+            sibling, verb = siblings[label]
+            if sibling in labels:
+                continue
+            conds = []
+            for c in intent.conditions:
+                lab, _, field = c.slot.partition(".")
+                if lab != label:
+                    conds.append(c)
+                elif sibling == "cancel" and field == "order":
+                    conds += [Condition(slot="cancel.order", value=c.value), Condition(slot="cancel.reason", value="no longer needed")]
+                elif sibling == "return" and field == "order":
+                    order = find_order(self.db, c.value)
+                    if order is None:
+                        break
+                    conds += [Condition(slot="return.order", value=c.value),
+                              Condition(slot="return.items", value=[describe_line(x, order["items"]) for x in order["items"]]),
+                              Condition(slot="return.payment", value=order["payment_history"][0]["payment_method_id"])]
+                elif sibling in ("exchange", "modify_items") or field in ("order", "items", "payment"):
+                    if sibling in ("cancel", "return"):
+                        continue
+                    conds.append(Condition(slot=f"{sibling}.{field}", value=c.value))
+            reading = intent.replace(base={**intent.base, "request": labels[:i] + [sibling] + labels[i + 1:]}, conditions=conds)
+            order = intent.condition(f"{label}.order")
+            if order is None:
+                continue
+            out.append(Mismatch(f"{verb} order {order.value}", reading))
+        return out
