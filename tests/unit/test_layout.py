@@ -30,6 +30,7 @@ DESIGNED = [
 MODULE_LINES = 500
 # the one module that sets Prefect's environment before importing it
 E402_ALLOWED = {"flows/prefect_flows.py"}
+E402 = "noqa: " + "E402"  # (spelt apart, so this file does not match itself)
 
 
 def _modules() -> list[Path]:
@@ -73,7 +74,7 @@ def test_imports_sit_at_the_top_except_where_prefect_needs_its_environment():
         rel = p.relative_to(ROOT).as_posix()
         if rel.startswith((".venv/", "artifacts/")) or "__pycache__" in rel:
             continue
-        if "noqa: E402" in p.read_text(encoding="utf-8") and rel not in E402_ALLOWED:
+        if E402 in p.read_text(encoding="utf-8") and rel not in E402_ALLOWED:
             found.append(rel)
     assert not found, found
 
