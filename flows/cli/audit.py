@@ -14,7 +14,7 @@ import duckdb
 import typer
 from rich.table import Table
 
-from flows.cli.app import ARTIFACTS, AS_JSON, app, artifacts_arg, exit_codes, fail, fmt, out, print_json
+from flows.cli.app import ARTIFACTS, AS_JSON, app, artifacts_arg, err, exit_codes, fail, fmt, out, print_json
 from miscue.reports import audit as audit_mod
 
 
@@ -43,9 +43,9 @@ def audit(
         if no_flow:
             columns, rows = audit_mod.run(artifacts, report_name, groups, sql, version)
         else:
-            from flows.prefect_flows import audit_flow
+            from flows.prefect_flows import audit_flow, run_flow
 
-            res = audit_flow(report_name=report_name or "rejections", by=groups, sql=sql, versions=version,
+            res = run_flow(audit_flow, err.print, report_name=report_name or "rejections", by=groups, sql=sql, versions=version,
                              artifacts=artifacts_arg(artifacts))
             columns, rows = res["columns"], res["rows"]
     except duckdb.Error as exc:
