@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from miscue.config import ModelOptions, model_options
@@ -32,9 +33,12 @@ AS_JSON = typer.Option(False, "--json", help="print one JSON object instead of t
 
 # The model options every model-calling command takes (see miscue.config.ModelOptions).
 LLM_CONFIG = typer.Option(None, "--llm-config", help="JSON model configuration (LLMConfig); default: the embedded offline models")
-MAX_COST = typer.Option(None, "--max-cost", help="stop cleanly (exit 3) before this run spends more than this many USD on model calls")
-PRICE = typer.Option(None, "--price", help="USD per token (prompt and completion) for every role's model, for models that report no cost")
-OFFLINE_REPLAY = typer.Option(False, "--offline-replay", help="answer every model call from the exchange store; a miss is an error")
+MAX_COST = typer.Option(None, "--max-cost",
+                        help="stop cleanly (exit 3) before this run spends more than this many USD on model calls")
+PRICE = typer.Option(None, "--price",
+                     help="USD per token (prompt and completion) for every role's model, for models litellm has no price for")
+OFFLINE_REPLAY = typer.Option(False, "--offline-replay",
+                              help="answer every model call from the exchange store; a miss is an error")
 
 
 @app.callback()
@@ -43,7 +47,8 @@ def _root() -> None:
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    err.print(f"[bold red]error:[/] {message}")
+    """Print ``message`` as one line (never wrapped, never read as markup) and exit ``code``."""
+    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
     raise typer.Exit(code)
 
 
