@@ -22,6 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from miscue.config import ModelOptions, model_options
 from miscue.errors import MiscueError, RunStopped
+from miscue.model_check import check_llm_config
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Verified corpora of miscommunicated requests.")
 err = Console(stderr=True)
@@ -68,11 +69,13 @@ def exit_codes() -> Iterator[None]:
 
 def models_or_fail(llm_config: Path | None, max_cost: float | None = None, price: float | None = None,
                    replay_only: bool = False) -> ModelOptions:
-    """The command's :class:`~miscue.config.ModelOptions`, checked by resolving them now (a bad
-    configuration exits 2 before anything runs)."""
+    """The command's :class:`~miscue.config.ModelOptions`, checked now by resolving them and by
+    ``miscue check-config``'s check (:mod:`miscue.model_check`: providers resolve, prices known):
+    a bad configuration exits 2 naming the field before anything runs."""
     with exit_codes():
         options = model_options(llm_config, max_cost=max_cost, price=price, replay_only=replay_only)
-        options.resolve()
+        source = f"model configuration {llm_config}" if llm_config else "the offline models"
+        check_llm_config(options.resolve()).raise_problems(source)
     return options
 
 
