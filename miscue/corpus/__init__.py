@@ -19,9 +19,9 @@ from miscue.corpus.versions import (CORPORA_DIR, FORMAT, STAGING_DIR, VERSION_GL
 from miscue.errors import CorpusError
 
 __all__ = [
-    "COLUMN_DOCS", "CORPORA_DIR", "PER_TYPE_TABLES", "FORMAT", "PROVENANCE_COLUMNS", "RECORDS", "REQUIRED_TABLES", "SCHEMAS", "SORT_KEYS",
-    "STAGING_DIR", "TABLES", "VERSION_GLOB", "VERSION_RE", "CorpusError", "Export", "UnknownVersion", "Verification",
-    "VersionExists", "arrow_schema", "carried_over", "content_hash_table", "corpora_root", "datasheet", "export_version", "latest",
-    "manifest", "next_version", "publish", "read_table", "rename_noreplace", "resolve", "row_json", "sweep_staging",
-    "table", "verify_corpus", "version_dir", "versions",
+    "COLUMN_DOCS", "CORPORA_DIR", "PER_TYPE_TABLES", "FORMAT", "PROVENANCE_COLUMNS", "RECORDS", "REQUIRED_TABLES",
+    "SCHEMAS", "SORT_KEYS", "STAGING_DIR", "TABLES", "VERSION_GLOB", "VERSION_RE", "CorpusError", "Export",
+    "UnknownVersion", "Verification", "VersionExists", "arrow_schema", "carried_over", "content_hash_table",
+    "corpora_root", "datasheet", "export_version", "latest", "manifest", "next_version", "publish", "read_table",
+    "rename_noreplace", "resolve", "row_json", "sweep_staging", "table", "verify_corpus", "version_dir", "versions",
 ]

@@ -202,7 +202,7 @@ def card(man: dict[str, Any], result: Export, datasheet: str, license: str) -> s
     lines += ["", "## Provenance", "", "| field | value |", "|---|---|"]
     for key in ("version", "parent", "kind", "created_at", "code_version", "config_hash", "format", "offline_baselines"):
         if key in man:
-            lines.append(f"| {key} | `{man[key]}` |")
+            lines.append(f"| {key} | `{'none' if man[key] is None else man[key]}` |")
     for role, model in sorted(man.get("models", {}).items()):
         lines.append(f"| model: {role} | `{model}` |")
     for fault, card_version in sorted(man.get("card_versions", {}).items()):

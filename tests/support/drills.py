@@ -117,7 +117,8 @@ def cli(*args: str) -> list[str]:
     return [MISCUE, *args]
 
 
-def run(args: list[str], timeout: float = 120, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def run(args: list[str], timeout: float = 120, env: dict[str, str] | None = None,
+        cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(args, capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})},
                           cwd=cwd or ROOT)
 
