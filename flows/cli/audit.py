@@ -36,7 +36,7 @@ def audit(
     with exit_codes():
         con = audit_mod.connect(artifacts, version)
         if sql:
-            audit_mod.check_sql(sql)  # refuse anything but reads before any flow starts
+            audit_mod.check_sql(sql, con)  # refuse anything but reads of the corpora before any flow starts
         elif not shell:
             audit_mod.canned_sql(report_name or "rejections", groups)  # validate before any flow starts
     if shell:

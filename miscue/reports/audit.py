@@ -72,13 +72,24 @@ def connect(artifacts: Path, versions: Iterable[str] | None = None,
     return lock_down(con, [corpus.corpora_root(artifacts)])
 
 
-def check_sql(sql: str) -> None:
+def check_sql(sql: str, con: duckdb.DuckDBPyConnection | None = None) -> None:
     """Refuse ``sql`` unless every statement in it only reads (:class:`ReadOnlyViolation`, exit 2);
-    SQL DuckDB cannot parse is left for the query to report. For failing fast, before a flow."""
+    with ``con`` (a :func:`connect`-ed connection) also unless DuckDB would let it read every file
+    it names (each read is bound with ``EXPLAIN``, which runs nothing). SQL DuckDB cannot parse or
+    bind is left for the query to report. For failing fast, before a flow starts."""
     try:
-        read_statements(sql)
+        statements = read_statements(sql)
     except duckdb.ParserException:
-        pass
+        return
+    for stmt in statements if con is not None else []:
+        if stmt.type != duckdb.StatementType.SELECT:
+            continue  # an EXPLAIN of a read: its read is bound when it runs
+        try:
+            con.execute(f"explain {stmt.query}")
+        except duckdb.PermissionException as exc:
+            raise denied(exc) from None
+        except duckdb.Error:
+            pass
 
 
 def _by(report: str, by: list[str]) -> list[str]:

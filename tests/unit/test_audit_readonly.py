@@ -103,7 +103,7 @@ def test_every_write_and_every_read_outside_the_corpora_is_refused_with_exit_2(c
     before = tree(art.parent)
     # without --no-flow a refused statement is refused before any Prefect flow starts
     cases = [(["--no-flow"], sql) for sql in writes(art, outside) + outside_reads(outside)]
-    cases += [([], sql) for sql in writes(art, outside)]
+    cases += [([], sql) for sql in writes(art, outside) + outside_reads(outside)]
     for flow, sql in cases:
         res = runner.invoke(app, ["audit", *flow, "--sql", sql, "--artifacts", str(art)])
         assert res.exit_code == 2, (sql, res.output)
