@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # requirements-flows.lock: prefect (the flows) and playwright (the report's browser test)
 LOCKS := requirements.lock requirements-flows.lock
 
-.PHONY: run test browser lock clean
+.PHONY: run test lint browser lock clean
 
 $(STAMP): $(LOCKS) pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,8 +18,14 @@ $(STAMP): $(LOCKS) pyproject.toml
 run: $(STAMP)
 	$(VENV)/bin/miscue build
 
-test: $(STAMP) browser
+# the tests start with the linters: a broken layer, a Prefect import outside flows/prefect_flows.py,
+# an import cycle or a ruff finding fails the build
+test: lint $(STAMP) browser
 	$(VENV)/bin/python -m pytest -q
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 
 # the HTML report is checked in a real headless Chromium (Debian package; needs root to install)
 browser:

@@ -16,30 +16,21 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from miscue.errors import BadInput
+
 NIGHTLY_CRON = "0 2 * * *"  # 02:00 every night (server time zone: UTC unless configured)
 DEPLOYMENT_NAME = "nightly"
 FLOW_NAME = "miscue-build"
 
 
-class NoPrefectServer(RuntimeError):
-    pass
+class NoPrefectServer(BadInput):
+    """Serving a schedule without a real Prefect server (the ephemeral one never fires schedules)."""
 
 
-def nightly_deployment(cron: str = NIGHTLY_CRON, parameters: dict[str, Any] | None = None,
-                       name: str = DEPLOYMENT_NAME) -> Any:
-    """The deployment definition: ``miscue-build/nightly`` on ``cron`` with default parameters
-    (every registered benchmark, every fault type, 4 attempts, ``artifacts/``; a rebuild that
-    changes nothing publishes nothing)."""
-    from prefect.deployments.runner import EntrypointType
-
-    from flows.prefect_flows import build_flow
-
-    params = {"skip_unchanged": True, **(parameters or {})}
-    return build_flow.to_deployment(
-        name=name, cron=cron, parameters=params, tags=["miscue", "nightly"],
-        description="Nightly rebuild of every configured benchmark; publishes a new corpus version when anything changed.",
-        entrypoint_type=EntrypointType.MODULE_PATH,
-    )
+def nightly_parameters(parameters: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The deployment's default parameters: every registered benchmark, every fault type, 4
+    attempts, ``artifacts/``; a rebuild that changes nothing publishes nothing."""
+    return {"skip_unchanged": True, **(parameters or {})}
 
 
 def require_server() -> str:
@@ -52,10 +43,18 @@ def require_server() -> str:
     return url
 
 
-def serve(cron: str = NIGHTLY_CRON, parameters: dict[str, Any] | None = None, name: str = DEPLOYMENT_NAME) -> None:
-    """Register the scheduled deployment with the server and serve it until interrupted
-    (SIGTERM / Ctrl-C pauses the deployment's schedule and exits)."""
-    require_server()
-    from prefect import serve as prefect_serve
+def check_cron(cron: str) -> None:
+    """BadInput for a cron string Prefect's schedule would refuse."""
+    from flows.prefect_flows import valid_cron
 
-    prefect_serve(nightly_deployment(cron, parameters, name), print_starting_message=True)
+    if not valid_cron(cron):
+        raise BadInput(f"not a valid cron schedule: {cron!r} (five fields, e.g. '0 2 * * *')")
+
+
+def serve(cron: str = NIGHTLY_CRON, parameters: dict[str, Any] | None = None, name: str = DEPLOYMENT_NAME) -> None:
+    """Register the scheduled deployment ``miscue-build/<name>`` with the server and serve it until
+    interrupted (SIGTERM / Ctrl-C pauses the deployment's schedule and exits)."""
+    from flows.prefect_flows import serve_deployment
+
+    require_server()
+    serve_deployment(name, cron, nightly_parameters(parameters))

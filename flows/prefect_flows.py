@@ -8,7 +8,7 @@ with bounded async concurrency *inside* the write/verify stage.
 
 Caching: no Prefect caching (``cache_policy=NO_CACHE`` everywhere). Our own content-addressed
 exchange store answers every repeated model request, so a rebuild with nothing changed makes
-zero model calls; see :mod:`flows.pipeline`.
+zero model calls; see :mod:`flows.stages.benchmark`.
 
 The report tables are published as Prefect artifacts of the run (``report-<section>`` table
 artifacts and a ``corpus-report`` Markdown artifact).
@@ -20,6 +20,8 @@ from flows import prefect_env
 
 prefect_env.apply()  # before prefect is imported: no telemetry, a quiet console
 
+import os  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any, Optional  # noqa: E402
 
@@ -29,9 +31,33 @@ from prefect.cache_policies import NO_CACHE  # noqa: E402
 from prefect.states import Failed  # noqa: E402
 from prefect.utilities.annotations import quote  # noqa: E402
 
-from flows import pipeline  # noqa: E402
-from flows.pipeline import BenchmarkRun  # noqa: E402
-from miscue.config import ModelOptions  # noqa: E402
+from flows.stages import benchmark as stages  # noqa: E402
+from flows.stages.benchmark import BenchmarkRun  # noqa: E402
+from flows.stages.publish import publish_build  # noqa: E402
+from flows.stages.regenerate import (RegenerationPlan, check_parent_models, plan_regeneration,  # noqa: E402
+                                     publish_regeneration as publish_child, salted_gateway)
+from miscue import corpus, reports  # noqa: E402
+from miscue.config import CompositeConfig, GenerateConfig, ModelOptions, RunConfig  # noqa: E402
+from miscue.reports import audit  # noqa: E402
+from miscue.runlock import run_lock  # noqa: E402
+
+
+#: what Prefect raises when its ephemeral server did not answer in time (a first start on a new
+#: machine creates its database and runs every migration; a busy machine is slower still)
+EPHEMERAL_TIMEOUT = "Timed out while attempting to connect to ephemeral Prefect API server"
+
+
+def run_flow(flow_fn: Any, on_retry: Callable[[str], None] | None = None, **parameters: Any) -> Any:
+    """Call a flow; when Prefect's ephemeral server timed out starting, say so and try once more
+    (a second start finds the database made and usually comes up in seconds)."""
+    try:
+        return flow_fn(**parameters)
+    except RuntimeError as exc:
+        if EPHEMERAL_TIMEOUT not in str(exc) or os.environ.get("PREFECT_API_URL"):
+            raise
+        if on_retry is not None:
+            on_retry("Prefect's local server did not start in time (a first start creates its database); trying once more")
+        return flow_fn(**parameters)
 
 
 def _stage(name: str) -> Any:
@@ -40,45 +66,43 @@ def _stage(name: str) -> Any:
 
 @_stage("load")
 def load(benchmark: str) -> BenchmarkRun:
-    return pipeline.stage_load(benchmark)
+    return stages.stage_load(benchmark)
 
 
 @_stage("graphs")
 def graphs(benchmark: str, run: BenchmarkRun) -> BenchmarkRun:
-    return pipeline.stage_graphs(run)
+    return stages.stage_graphs(run)
 
 
 @_stage("plan")
 def plan(benchmark: str, run: BenchmarkRun, fault_types: list[str]) -> BenchmarkRun:
-    return pipeline.stage_plan(run, fault_types)
+    return stages.stage_plan(run, fault_types)
 
 
 @_stage("write-verify")
-def write_verify(benchmark: str, run: BenchmarkRun, gen: Any, gateway: Any) -> BenchmarkRun:
-    return pipeline.stage_write_verify(run, gen, gateway)
+def write_verify(benchmark: str, run: BenchmarkRun, gen: GenerateConfig, gateway: Any) -> BenchmarkRun:
+    return stages.stage_write_verify(run, gen, gateway)
 
 
 @_stage("composite")
-def composite(benchmark: str, run: BenchmarkRun, ks: list[int], gateway: Any) -> BenchmarkRun:
-    return pipeline.stage_composite(run, ks, gateway)
+def composite_stage(benchmark: str, run: BenchmarkRun, config: CompositeConfig, gateway: Any) -> BenchmarkRun:
+    return stages.stage_composite(run, config, gateway)
 
 
 @task(name="publish", cache_policy=NO_CACHE, persist_result=False)
-def publish(runs: list[BenchmarkRun], artifacts: str, gen: Any, gateway: Any, skip_unchanged: bool) -> dict[str, Any]:
-    return pipeline.publish_build(runs, artifacts=Path(artifacts), gen=gen, gateway=gateway, skip_unchanged=skip_unchanged)
+def publish(runs: list[BenchmarkRun], artifacts: str, config: RunConfig, gateway: Any, skip_unchanged: bool) -> dict[str, Any]:
+    return publish_build(runs, artifacts=Path(artifacts), config=config, gateway=gateway, skip_unchanged=skip_unchanged)
 
 
 @task(name="publish-regeneration", cache_policy=NO_CACHE, persist_result=False)
-def publish_regeneration(plan_: pipeline.RegenerationPlan, runs: list[BenchmarkRun], artifacts: str,
+def publish_regeneration(plan_: RegenerationPlan, runs: list[BenchmarkRun], artifacts: str,
                          gateway: Any) -> dict[str, Any]:
-    return pipeline.publish_regeneration(plan_, runs, artifacts=Path(artifacts), gateway=gateway)
+    return publish_child(plan_, runs, artifacts=Path(artifacts), gateway=gateway)
 
 
 @task(name="report", task_run_name="report-{version}", cache_policy=NO_CACHE, persist_result=False)
 def report(version: str, artifacts: str) -> dict[str, Any]:
     """Write the Markdown and HTML report files and publish the tables as Prefect artifacts."""
-    from miscue import reports
-
     out = reports.write_report(Path(artifacts), version)
     rep: reports.Report = out["report"]
     for s in rep.sections:
@@ -91,17 +115,17 @@ def report(version: str, artifacts: str) -> dict[str, Any]:
             "table4": rep.section("table4").records()}
 
 
-def _stages(benchmarks: list[str], types: list[str], gen: Any, gateway: Any,
-            composite_ks: list[int] | None = None) -> list[BenchmarkRun]:
+def _stages(benchmarks: list[str], gen: GenerateConfig, gateway: Any,
+            composite: CompositeConfig | None = None) -> list[BenchmarkRun]:
     runs = []
     for b in benchmarks:
         # quote(): Prefect must not walk these objects (host data, graphs) looking for futures
         run = load(b)
         run = graphs(b, quote(run))
-        run = plan(b, quote(run), types)
+        run = plan(b, quote(run), gen.fault_types)
         run = write_verify(b, quote(run), quote(gen), quote(gateway))
-        if composite_ks and not run.stopped:
-            run = composite(b, quote(run), composite_ks, quote(gateway))
+        if composite is not None and not run.stopped:
+            run = composite_stage(b, quote(run), composite, quote(gateway))
         runs.append(run)
         if run.stopped:
             break  # the gateway is halted: the other benchmarks would stop at their first call
@@ -124,22 +148,21 @@ def build_flow(benchmarks: Optional[list[str]] = None, fault_types: Optional[lis
                composite_ks: Optional[list[int]] = None, models: Optional[ModelOptions] = None) -> dict[str, Any]:
     """All configured benchmarks: load -> graphs -> plan -> write/verify -> publish -> report.
     ``models``: the model configuration's path and the run's limits (default: offline models)."""
-    from miscue.runlock import run_lock
-
     with run_lock(Path(artifacts), command="miscue build"):  # one run per artifacts directory
         return _build(benchmarks, fault_types, attempts, artifacts, skip_unchanged, composite_ks, models)
 
 
 def _build(benchmarks: Optional[list[str]], fault_types: Optional[list[str]], attempts: int, artifacts: str,
            skip_unchanged: bool, composite_ks: Optional[list[int]], models: Optional[ModelOptions]) -> dict[str, Any]:
-    names = pipeline.check_benchmarks(benchmarks)
-    types = pipeline.check_fault_types(fault_types)
-    gen = pipeline.generate_config(attempts, types)
-    gateway = pipeline.make_gateway(Path(artifacts), models)
-    runs = _stages(names, types, gen, gateway, composite_ks)
+    names = stages.check_benchmarks(benchmarks)
+    gen = GenerateConfig(attempts=attempts, fault_types=stages.check_fault_types(fault_types))
+    comp = CompositeConfig(ks=composite_ks) if composite_ks else None
+    gateway = stages.make_gateway(Path(artifacts), models)
+    runs = _stages(names, gen, gateway, comp)
     if (stopped := _stopped(runs)) is not None:
         return stopped
-    out = publish(quote(runs), artifacts, quote(gen), quote(gateway), skip_unchanged)
+    config = stages.run_config(runs, gen, comp, gateway.config)
+    out = publish(quote(runs), artifacts, quote(config), quote(gateway), skip_unchanged)
     out["summaries"] = [r.result.summary for r in runs]
     if out["version"]:
         out["report"] = report(out["version"], artifacts)
@@ -154,18 +177,16 @@ def regenerate_flow(fault_type: str, benchmark: Optional[str] = None, parent: Op
                     artifacts: str = "artifacts", models: Optional[ModelOptions] = None) -> dict[str, Any]:
     """One fault type (optionally one benchmark) regenerated into a child version of ``parent``
     (default: the latest) with the parent's models; every other row is carried over unchanged."""
-    from miscue.runlock import run_lock
-
     with run_lock(Path(artifacts), command=f"miscue regenerate {fault_type}"):
         return _regenerate(fault_type, benchmark, parent, artifacts, models)
 
 
 def _regenerate(fault_type: str, benchmark: Optional[str], parent: Optional[str], artifacts: str,
                 models: Optional[ModelOptions]) -> dict[str, Any]:
-    plan_ = pipeline.plan_regeneration(Path(artifacts), fault_type, benchmark, parent)
-    gateway = pipeline.make_gateway(Path(artifacts), models, salt=plan_.salt)
-    pipeline.check_parent_models(plan_, gateway.config)
-    runs = _stages(plan_.benchmarks, [fault_type], plan_.gen.model_copy(update={"fault_types": [fault_type]}), gateway)
+    plan_ = plan_regeneration(Path(artifacts), fault_type, benchmark, parent)
+    gateway = salted_gateway(Path(artifacts), models, plan_.salt)
+    check_parent_models(plan_, gateway.config)
+    runs = _stages(plan_.benchmarks, plan_.gen.model_copy(update={"fault_types": [fault_type]}), gateway)
     if (stopped := _stopped(runs)) is not None:
         return stopped
     out = publish_regeneration(quote(plan_), quote(runs), artifacts, quote(gateway))
@@ -176,8 +197,6 @@ def _regenerate(fault_type: str, benchmark: Optional[str], parent: Optional[str]
 
 @flow(name="miscue-report", flow_run_name="report-{version}")
 def report_flow(version: Optional[str] = None, artifacts: str = "artifacts") -> dict[str, Any]:
-    from miscue import corpus
-
     return report(corpus.resolve(Path(artifacts), version), artifacts)
 
 
@@ -186,8 +205,6 @@ def audit_flow(report_name: Optional[str] = "rejections", by: Optional[list[str]
                versions: Optional[list[str]] = None, artifacts: str = "artifacts") -> dict[str, Any]:
     """DuckDB over every published version: a canned report or any SQL; the result is also a
     table artifact (``audit-<report>`` or ``audit-sql``)."""
-    from miscue import audit
-
     columns, rows = audit.run(Path(artifacts), report_name, by, sql, versions)
     key = "audit-sql" if sql else f"audit-{report_name}"
     create_table_artifact(key=key, table=[dict(zip(columns, [_jsonable(v) for v in r])) for r in rows[:1000]],
@@ -197,3 +214,28 @@ def audit_flow(report_name: Optional[str] = "rejections", by: Optional[list[str]
 
 def _jsonable(v: Any) -> Any:
     return v if v is None or isinstance(v, (str, int, float, bool)) else str(v)
+
+
+def valid_cron(cron: str) -> bool:
+    """Whether Prefect's cron schedule accepts ``cron``."""
+    from prefect.client.schemas.schedules import CronSchedule
+
+    try:
+        CronSchedule(cron=cron)
+    except ValueError:
+        return False
+    return True
+
+
+def serve_deployment(name: str, cron: str, parameters: dict[str, Any]) -> None:
+    """Serve ``miscue-build/<name>`` on ``cron`` with ``parameters`` (the nightly deployment of
+    :mod:`flows.deployment`) until interrupted."""
+    from prefect import serve as prefect_serve
+    from prefect.deployments.runner import EntrypointType
+
+    deployment = build_flow.to_deployment(
+        name=name, cron=cron, parameters=parameters, tags=["miscue", "nightly"],
+        description="Nightly rebuild of every configured benchmark; publishes a new corpus version when anything changed.",
+        entrypoint_type=EntrypointType.MODULE_PATH,
+    )
+    prefect_serve(deployment, print_starting_message=True)

@@ -8,12 +8,14 @@ frame's hidden identifiers, graph children or the extraction forms.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-FLAWS = ("substituted", "presupposed", "withheld", "marked", "ambiguous", "extras", "mismatch", "noise", "oblique")
-Flaw = Literal["substituted", "presupposed", "withheld", "marked", "ambiguous", "extras", "mismatch", "noise", "oblique", "none"]
+from miscue.taxonomy import EXTRACTION_CLASSES
+
+FLAWS = EXTRACTION_CLASSES  # the forms' names for the extraction classes
+Flaw = Literal[(*EXTRACTION_CLASSES, "none")]  # type: ignore[valid-type]
 
 
 class Requirement(BaseModel):

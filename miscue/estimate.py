@@ -141,7 +141,7 @@ class _Tally:
 def estimate(adapter: Any, graphs: list[Any], config: Any, gateway: Gateway, planner: Planner | None = None,
              outcomes: dict[str, str] | None = None) -> dict[str, Any]:
     """Predicted calls, tokens and cost of a single-fault run of ``graphs`` under ``config``
-    (a :class:`flows.generate.GenerateConfig`), minus what ``gateway``'s store already holds.
+    (a :class:`miscue.config.GenerateConfig`), minus what ``gateway``'s store already holds.
     ``outcomes``: cell id -> ``admitted`` / ``rejected`` from an earlier run with the same cards
     and models (a published version's ``cells``), which says whether a cell whose stored
     attempts ran before ended there."""
@@ -203,7 +203,7 @@ def estimate(adapter: Any, graphs: list[Any], config: Any, gateway: Gateway, pla
 def estimate_composite(adapter: Any, graphs: list[Any], config: Any, gateway: Gateway,
                        planner: Planner | None = None) -> dict[str, Any]:
     """Predicted calls, tokens and cost of the composite part of a build (``config``: a
-    :class:`flows.composite.CompositeConfig`), minus what the store holds.
+    :class:`miscue.config.CompositeConfig`), minus what the store holds.
 
     Which draws a composite run makes depends on the samples it admits (coverage control), so
     this is a model, not a walk: per k, every graph's first draw is planned as the run's first

@@ -11,10 +11,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from pydantic import BaseModel, Field
 
+from miscue.canonical import canonical_json
+from miscue.config import GraphConfig
 from miscue.host import Adapter, NotExecutable
-from miscue.canonical import canonical_json, content_hash
 from miscue.schema import (
     Condition,
     Edge,
@@ -27,19 +27,7 @@ from miscue.schema import (
     Provenance,
 )
 
-OPERATOR_ORDER = (Operator.refine, Operator.relax, Operator.substitute, Operator.pivot)
-
-
-class GraphConfig(BaseModel):
-    """Graph-relevant settings; their hash is part of every graph id."""
-
-    quota: dict[Operator, int] = Field(default_factory=lambda: {op: 2 for op in OPERATOR_ORDER})
-    require_full_quota: bool = False
-    min_moved_edges: int = 1
-    max_synthetic_per_operator: int = 24
-
-    def config_hash(self, adapter_id: str) -> str:
-        return content_hash(adapter_id, self.model_dump(mode="json"))
+OPERATOR_ORDER = tuple(Operator)  # refine, relax, substitute, pivot
 
 
 def classify(parent: Intent, child: Intent) -> tuple[Operator, dict[str, Any]] | None:

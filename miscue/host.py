@@ -14,6 +14,8 @@ from miscue.errors import HostDataError, MiscueError
 from miscue.schema import GroundTruth, Intent
 from miscue.taxonomy import FAULT_TYPES, SlotFacts
 
+__all__ = ["Adapter", "Extra", "FaultSupport", "HostDataError", "Mismatch", "NotExecutable", "Recipe", "Seed", "SeedCheck"]
+
 Recipe = TypeVar("Recipe")
 
 

@@ -10,7 +10,7 @@ from enum import Enum
 from typing import Any, Literal
 
 import networkx as nx
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from miscue.canonical import canonical_json, content_hash
 
@@ -199,20 +199,6 @@ class Verdict(BaseModel):
     detail: str = ""
 
 
-class GraphLedgerEntry(BaseModel):
-    """What happened to one host task at the graph stage."""
-
-    benchmark: str
-    task_id: str
-    status: Literal["built", "dropped", "duplicate"]
-    code: str
-    detail: str = ""
-    graph_id: str | None = None
-    intent_id: str | None = None
-    children: int = 0
-    moved_edges: int = 0
-
-
 class FaultSpec(BaseModel):
     """One fault component: a fault type and its target slot (None for whole-message faults)."""
 
@@ -222,38 +208,82 @@ class FaultSpec(BaseModel):
     target: str | None = None
 
 
+# The rows: every table of a corpus (and of a generate run's ledger) is a list of one of the
+# records below. miscue.corpus.tables derives each table's Arrow schema from its record, field by
+# field in declaration order (int -> int32, float -> float64, str -> string, bool -> bool,
+# list[X] -> list<X>, a record -> struct). Values whose shape varies by fault class (materials,
+# extractions, readings, evidence) are canonical JSON strings.
+
+
 class Cell(BaseModel):
-    """A graph and a fault plan of k >= 1 components."""
+    """How one cell ended: a graph and a fault plan of k >= 1 components (``cells`` table)."""
 
-    model_config = ConfigDict(frozen=True)
-
+    benchmark: str
+    task_id: str
     graph_id: str
-    components: tuple[FaultSpec, ...] = Field(min_length=1)
-
-    @property
-    def k(self) -> int:
-        return len(self.components)
-
-    @property
-    def cell_id(self) -> str:
-        return content_hash(self.graph_id, [c.model_dump() for c in self.components])
+    cell_id: str
+    k: int
+    fault_types: list[str]
+    status: Literal["admitted", "rejected", "skipped", "unsupported"]
+    code: str
+    detail: str = ""
+    attempts_used: int = 0
+    sample_id: str | None = None
 
 
 class Attempt(BaseModel):
-    """One writer output for a cell and everything done to it."""
+    """One writer output for a cell and everything done to it (``attempts`` table: the ledger).
 
+    Fields the attempt never reached stay null (an attempt refused at planning has no text,
+    no materials, no calls)."""
+
+    benchmark: str
+    task_id: str
+    graph_id: str
     cell_id: str
+    k: int
+    fault_types: list[str]
+    families: list[str] | None = None
+    targets: list[str | None] | None = None
     attempt: int
-    text: str | None
-    extractions: dict[str, Any] = Field(default_factory=dict)
-    readings: list[dict[str, Any]] = Field(default_factory=list)
-    model_calls: list[str] = Field(default_factory=list)
-    verdict: Verdict
+    text: str | None = None
+    materials_json: str | None = None
+    blind_a: str | None = None
+    blind_b: str | None = None
+    targeted_a: str | None = None
+    targeted_b: str | None = None
+    readings_json: str | None = None
+    readings_executed: int | None = None
+    truth_hash: str | None = None
+    call_ids: list[str] | None = None
+    card_version: str | None = None
     admitted: bool = False
+    stage: str | None = None
+    code: str | None = None
+    detail: str = ""
+
+    def decide(self, verdict: Verdict | None) -> "Attempt":
+        """Record the verdict (None: admitted)."""
+        if verdict is None:
+            self.admitted, self.stage, self.code, self.detail = True, "admit", "admitted", ""
+        else:
+            self.stage, self.code, self.detail = verdict.stage, verdict.code, verdict.detail
+        return self
+
+
+class ShiftOption(BaseModel):
+    """One child goal of a sample's graph, as a user may drift to it."""
+
+    operator: str
+    delta_json: str
+    to_intent: str
+    gt_hash: str
+    gt_moved: bool
+    announcement: str
 
 
 class Sample(BaseModel):
-    """An admitted attempt plus its graph context (DESIGN section 9 lists the fields)."""
+    """An admitted attempt plus its graph context (``samples`` table; DESIGN section 9)."""
 
     sample_id: str
     benchmark: str
@@ -265,11 +295,104 @@ class Sample(BaseModel):
     families: list[str]
     targets: list[str | None]
     query: str
-    conditions: list[Condition]
-    ground_truth: GroundTruth
-    shift_options: list[dict[str, Any]]
-    evidence: dict[str, Any]
-    models: dict[str, str]
-    card_versions: dict[str, str]
+    conditions_json: str
+    gt_kind: str
+    gt_hash: str
+    gt_value: list[str]
+    shift_options: list[ShiftOption]
+    evidence_json: str
+    readings_json: str
+    readings_executed: int
+    models_json: str
+    card_version: str
     attempt: int
     split: str
+
+
+class LLMCall(BaseModel):
+    """One model request issued by the pipeline (``llm_calls`` table). ``cached``, ``latency_s``,
+    ``attempts`` and ``run_version`` say how one run obtained the answer, not what it is."""
+
+    benchmark: str
+    call_id: str
+    role: str
+    model: str
+    cached: bool
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float
+    latency_s: float
+    attempts: int
+    card_version: str
+    fault_types: list[str] | None = None
+    run_version: str | None = None
+
+
+class GraphRow(BaseModel):
+    """One intent graph (``graphs`` table)."""
+
+    graph_id: str
+    benchmark: str
+    env_id: str
+    task_id: str
+    root_intent_id: str
+    children: int
+    moved_edges: int
+    refine: int
+    relax: int
+    substitute: int
+    pivot: int
+    root_gt_hash: str
+    root_gt_size: int
+    config_hash: str
+
+
+class ConditionRow(BaseModel):
+    slot: str
+    op: str
+    value_json: str
+
+
+class NodeRow(BaseModel):
+    """One intent of a graph with its executed ground truth (``nodes`` table)."""
+
+    graph_id: str
+    intent_id: str
+    role: Literal["root", "child"]
+    is_seed: bool
+    source_task: str | None
+    benchmark: str
+    adapter: str
+    env_id: str
+    base_json: str
+    conditions: list[ConditionRow]
+    gt_kind: str
+    gt_hash: str
+    gt_value: list[str]
+
+
+class EdgeRow(BaseModel):
+    """One root -> child edge (``edges`` table)."""
+
+    graph_id: str
+    src: str
+    dst: str
+    operator: str
+    delta_json: str
+    provenance: str
+    gt_moved: bool
+    benchmark: str
+
+
+class GraphLedgerEntry(BaseModel):
+    """What happened to one host task at the graph stage (``graph_ledger`` table)."""
+
+    benchmark: str
+    task_id: str
+    status: Literal["built", "dropped", "duplicate"]
+    code: str
+    detail: str = ""
+    graph_id: str | None = None
+    intent_id: str | None = None
+    children: int = 0
+    moved_edges: int = 0

@@ -24,7 +24,8 @@ import jinja2
 
 from miscue.briefs import FLAWS, BlindExtraction, ExtractionInput, TargetedExtraction, WriterBrief
 from miscue.llm import parse_json_reply
-from miscue.taxonomy import FAULT_TYPES
+from miscue import taxonomy
+from miscue.taxonomy import FAULT_TYPES, WHOLE_MESSAGE_TYPES
 
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 FRAME = "writer.j2"
@@ -33,16 +34,13 @@ TARGETED_FORM = "extract_targeted.j2"
 COMPOSITE_CARD = "composite.j2"
 TRANSFORM_CARD = "transform.j2"
 MULTI_FORM = "extract_multi.j2"
-WHOLE_MESSAGE_TYPES = ("contextual_irrelevance", "indirect_intent")
 
 Messages = list[dict[str, Any]]
 
 
 def card_path(fault_type: str) -> str:
-    if fault_type not in FAULT_TYPES:
-        known = ", ".join(sorted(FAULT_TYPES))
-        raise ValueError(f"unknown fault type {fault_type!r}; known types: {known}")
-    return f"cards/{fault_type}.j2"
+    """The card of a fault type (UnknownFaultType for an id outside the taxonomy)."""
+    return f"cards/{taxonomy.fault_type(fault_type).id}.j2"
 
 
 class PromptSet:

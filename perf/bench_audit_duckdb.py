@@ -2,7 +2,7 @@
 
     python perf/bench_audit_duckdb.py [--rows 1000000]
 
-Writes a synthetic attempts ledger with the real schema (miscue.ledger.SCHEMAS["attempts"])
+Writes a synthetic attempts ledger with the real schema (miscue.corpus.SCHEMAS["attempts"])
 to a temporary Parquet file, then times the canned audits: rejection funnel by benchmark,
 fault type and stage; per-cell rejection rate; top verdict codes; a full-text scan.
 """
@@ -11,18 +11,15 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import duckdb
+import pyarrow.parquet as pq
 
-import duckdb  # noqa: E402
-import pyarrow.parquet as pq  # noqa: E402
-
-from miscue.ledger import table  # noqa: E402
-from miscue.taxonomy import FAULT_TYPES  # noqa: E402
+from miscue.corpus import table
+from miscue.taxonomy import FAULT_TYPES
 
 CODES = ["admitted", "text:too_long", "agree:flaw_mismatch", "agree:slot_mismatch", "admit:withhold_did_not_widen",
          "text:true_value_still_present", "extract:unparseable"]

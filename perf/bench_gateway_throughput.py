@@ -18,11 +18,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from miscue.llm import Gateway, LLMConfig, RoleConfig
 
-from miscue.llm import Gateway, LLMConfig, RoleConfig  # noqa: E402
-from tests.openai_stub import StubServer, reply  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 
 async def burst(gateway: Gateway, calls: int, tag: str = "request") -> float:
@@ -38,6 +36,9 @@ def main() -> None:
     ap.add_argument("--latency", type=float, default=0.1)
     ap.add_argument("--concurrency", type=int, default=8)
     args = ap.parse_args()
+    sys.path.insert(0, str(ROOT))  # the loopback stub lives in the checkout's tests/, not installed
+    from tests.openai_stub import StubServer, reply
+
     with StubServer(default=reply("fine", delay_s=args.latency)) as stub, tempfile.TemporaryDirectory() as store:
         params = {"api_base": stub.base_url, "api_key": "sk-local"}
         cfg = LLMConfig(writer=RoleConfig(model="openai/stub-writer", params=params),

@@ -1,9 +1,18 @@
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from adapters.tau2 import Tau2Adapter
 from miscue.graphs import GraphBuild, GraphBuilder
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Before any test module is imported: litellm reads these when it is first imported (by a
+    test module or by miscue), so it makes no network call at import."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
 
 
 @pytest.fixture(scope="session")

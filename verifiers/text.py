@@ -11,8 +11,8 @@ from miscue.taxonomy import ExtractionClass, fault_type
 MAX_WORDS = 130
 MAX_WORDS_NOISE = 220
 WORDS_PER_EXTRA_REQUIREMENT = 18  # beyond the fourth: long intents need more words (reference: tau2)
-_SNAKE_ASSIGN = re.compile(r"\b[a-z]+_[a-z_]+\s*[=:]\s*\S")
-_META = re.compile(
+SNAKE_ASSIGN = re.compile(r"\b[a-z]+_[a-z_]+\s*[=:]\s*\S")
+META = re.compile(
     r"\b(as an ai|language model|the instructions|the card|fault type|this request contains|"
     r"let me rephrase|here is the (?:request|message)|factual[_ ]error|presupposition|ambiguity)\b",
     re.IGNORECASE,
@@ -47,10 +47,10 @@ def check_text(brief: WriterBrief, text: str | None, leaks: list[str] | None = N
         return _fail("empty")
     ft = fault_type(brief.fault_type)
     slots = [r.slot for r in brief.requirements]
-    if any(s in text for s in slots if "." in s or ":" in s) or _SNAKE_ASSIGN.search(text):
+    if any(s in text for s in slots if "." in s or ":" in s) or SNAKE_ASSIGN.search(text):
         return _fail("internal_syntax")
-    if _META.search(text):
-        return _fail("meta_commentary", _META.search(text).group(0))  # type: ignore[union-attr]
+    if META.search(text):
+        return _fail("meta_commentary", META.search(text).group(0))  # type: ignore[union-attr]
     budget = (MAX_WORDS_NOISE if ft.extraction == ExtractionClass.noise else MAX_WORDS) + \
         WORDS_PER_EXTRA_REQUIREMENT * max(0, len(brief.requirements) - 4) + words(brief.materials.extra or "")
     if words(text) > budget:

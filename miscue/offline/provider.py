@@ -16,26 +16,23 @@
 
 A prompt the handler cannot read (no tag, bad JSON, off-schema) gets an empty reply, never an
 exception (the gateway treats an empty reply as a failed attempt). Usage is counted
-deterministically as whitespace tokens; the per-token cost is registered as 0.0.
+deterministically as whitespace tokens; the per-token cost is registered as 0.0. litellm is
+imported through :func:`miscue.llm.env.load_litellm`, which sets its offline environment first.
 """
 
 from __future__ import annotations
 
-import os
+import json
+import re
+import threading
+from typing import Any
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+from pydantic import ValidationError
 
-import json  # noqa: E402
-import re  # noqa: E402
-import threading  # noqa: E402
-from typing import Any  # noqa: E402
-
-from pydantic import ValidationError  # noqa: E402
-
-from miscue.briefs import FLAWS, ExtractionInput, WriterBrief  # noqa: E402
-from miscue.offline import extractors as _extractors  # noqa: E402
-from miscue.offline import writer as _writer  # noqa: E402
+from miscue.briefs import FLAWS, ExtractionInput, WriterBrief
+from miscue.llm.env import load_litellm
+from miscue.offline import extractors as _extractors
+from miscue.offline import writer as _writer
 
 PROVIDER = "offline"
 MODELS = ("writer", "lexical", "parse")
@@ -134,8 +131,7 @@ def _prompt_tokens(messages: Any) -> int:
 
 
 def _response(model: str, messages: Any) -> Any:
-    import litellm
-    from litellm import ModelResponse
+    litellm = load_litellm()
 
     if model.split("/", 1)[-1] not in MODELS:
         # A configuration error, not a malformed prompt: terminal, never retried.
@@ -144,7 +140,7 @@ def _response(model: str, messages: Any) -> Any:
             model=model, llm_provider=PROVIDER)
     text = answer(model, messages)
     prompt, completion = _prompt_tokens(messages), _tokens(text)
-    return ModelResponse(
+    return litellm.ModelResponse(
         model=model,
         choices=[{"index": 0, "finish_reason": "stop",
                   "message": {"role": "assistant", "content": text}}],
@@ -158,7 +154,7 @@ _HANDLER: Any = None
 
 
 def _handler_class() -> type:
-    import litellm
+    litellm = load_litellm()
 
     class OfflineProvider(litellm.CustomLLM):
         """Serves ``offline/writer``, ``offline/lexical`` and ``offline/parse``. Every call
@@ -177,7 +173,7 @@ def _handler_class() -> type:
 def register() -> Any:
     """Register the offline provider with litellm (idempotent); returns the handler."""
     global _HANDLER
-    import litellm
+    litellm = load_litellm()
 
     with _LOCK:
         if _HANDLER is None:

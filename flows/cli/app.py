@@ -1,0 +1,117 @@
+"""What every ``miscue`` command shares: the Typer app, the consoles, the common options, and the
+one mapping from errors to exit codes (DESIGN section 10; :mod:`miscue.errors`).
+
+Exit codes: 0 done, 1 a corpus error (or a check that found mismatches), 2 bad input (the
+message names the file, line or field; nothing is written), 3 a run stopped cleanly (budget
+reached, terminal provider error, store miss under replay: finished exchanges are kept, a rerun
+resumes), 4 another run holds the artifacts directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from miscue.config import ModelOptions, model_options
+from miscue.errors import MiscueError, RunStopped
+from miscue.model_check import check_llm_config
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Verified corpora of miscommunicated requests.")
+err = Console(stderr=True)
+out = Console()
+
+DEFAULT_ARTIFACTS = Path("artifacts")
+ARTIFACTS = typer.Option(DEFAULT_ARTIFACTS, "--artifacts", help="the artifacts directory")
+AS_JSON = typer.Option(False, "--json", help="print one JSON object instead of tables")
+
+# The model options every model-calling command takes (see miscue.config.ModelOptions).
+LLM_CONFIG = typer.Option(None, "--llm-config", help="JSON model configuration (LLMConfig); default: the embedded offline models")
+MAX_COST = typer.Option(None, "--max-cost",
+                        help="stop cleanly (exit 3) before this run spends more than this many USD on model calls")
+PRICE = typer.Option(None, "--price",
+                     help="USD per token (prompt and completion) for every role's model, for models litellm has no price for")
+OFFLINE_REPLAY = typer.Option(False, "--offline-replay",
+                              help="answer every model call from the exchange store; a miss is an error")
+
+
+@app.callback()
+def _root() -> None:
+    """miscue: verified corpora of miscommunicated requests over executable agent benchmarks."""
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print ``message`` as one line (never wrapped, never read as markup) and exit ``code``."""
+    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
+    raise typer.Exit(code)
+
+
+@contextlib.contextmanager
+def exit_codes() -> Iterator[None]:
+    """End the command with the exit code of the first miscue error raised inside (see the
+    module docstring); an OSError reading or writing a file is bad input naming the file."""
+    try:
+        yield
+    except RunStopped as exc:
+        fail(f"the run stopped cleanly (finished exchanges are kept in the store; rerun to resume): {exc}", exc.exit_code)
+    except MiscueError as exc:
+        fail(str(exc), exc.exit_code)
+    except OSError as exc:
+        fail(f"cannot read or write {exc.filename or ''}: {exc.strerror or exc}")
+
+
+def models_or_fail(llm_config: Path | None, max_cost: float | None = None, price: float | None = None,
+                   replay_only: bool = False) -> ModelOptions:
+    """The command's :class:`~miscue.config.ModelOptions`, checked now by resolving them and by
+    ``miscue check-config``'s check (:mod:`miscue.model_check`: providers resolve, prices known):
+    a bad configuration exits 2 naming the field before anything runs."""
+    with exit_codes():
+        options = model_options(llm_config, max_cost=max_cost, price=price, replay_only=replay_only)
+        source = f"model configuration {llm_config}" if llm_config else "the offline models"
+        check_llm_config(options.resolve()).raise_problems(source)
+    return options
+
+
+@contextlib.contextmanager
+def progress(enabled: bool) -> Iterator[None]:
+    """Progress bars (stderr) for every stage label the stages report."""
+    from flows.stages.benchmark import set_progress
+
+    with Progress(TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, disable=not enabled, transient=False) as bar:
+        tasks: dict[str, Any] = {}
+
+        def sink(label: str, done: int, total: int | None) -> None:
+            if label not in tasks:
+                tasks[label] = bar.add_task(label, total=total)
+            bar.update(tasks[label], completed=done, total=total)
+
+        set_progress(sink)
+        try:
+            yield
+        finally:
+            set_progress(None)
+
+
+def print_json(obj: Any) -> None:
+    out.print_json(json.dumps(obj, default=str))
+
+
+def artifacts_arg(artifacts: Path) -> str:
+    """The artifacts directory as a flow parameter (absolute: the flow may run elsewhere)."""
+    return str(Path(artifacts).resolve())
+
+
+def fmt(v: Any) -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)

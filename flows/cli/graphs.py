@@ -1,0 +1,93 @@
+"""``miscue graphs``: build (and check) the intent graphs of each benchmark."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from flows.cli.app import ARTIFACTS, AS_JSON, app, err, exit_codes, out
+from flows.registry import ADAPTERS, adapter_for
+from miscue.corpus import graph_store
+from miscue.graphs import GraphBuilder
+
+
+def build_graphs(benchmark: str, artifacts: Path, show_progress: bool) -> dict[str, Any]:
+    """Build one benchmark's graphs into ``artifacts/graphs/<benchmark>/``; returns the summary."""
+    started = time.perf_counter()
+    adapter = adapter_for(benchmark)
+    builder = GraphBuilder(adapter)
+    seeds = len(adapter.load_seeds())
+    with Progress(TextColumn(f"graphs {benchmark}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, disable=not show_progress, transient=True) as bar:
+        task = bar.add_task("tasks", total=seeds)
+        build = builder.build(progress=lambda _tid: bar.advance(task))
+    directory = graph_store.write(build, artifacts / "graphs" / benchmark)
+    summary = build.summary()
+    summary["seconds"] = round(time.perf_counter() - started, 2)
+    summary["directory"] = str(directory)
+    return summary
+
+
+def check_graphs(benchmark: str, artifacts: Path) -> dict[str, Any]:
+    """Re-execute every stored node with a fresh adapter and compare ground-truth hashes."""
+    adapter = adapter_for(benchmark)
+    nodes = graph_store.read_nodes(artifacts / "graphs" / benchmark)
+    mismatches = [
+        {"graph_id": gid, "intent_id": intent.intent_id, "stored": truth.hash, "now": now.hash}
+        for gid, intent, truth in nodes
+        if (now := adapter.reexecute(intent)).hash != truth.hash
+    ]
+    return {"benchmark": benchmark, "nodes_checked": len(nodes), "mismatches": mismatches}
+
+
+def _summary_table(s: dict[str, Any]) -> Table:
+    t = Table(title=f"intent graphs: {s['benchmark']}", show_header=True)
+    t.add_column("measure")
+    t.add_column("value", justify="right")
+    t.add_row("tasks", str(s["tasks"]))
+    t.add_row("validated seeds", str(s["validated_seeds"]))
+    t.add_row("graphs", str(s["graphs"]))
+    for code, n in s["drops"].items():
+        t.add_row(f"dropped: {code}", str(n))
+    for op, n in s["children_per_operator"].items():
+        t.add_row(f"children: {op}", str(n))
+    t.add_row("children (real / synthetic)", f"{s['children_by_provenance'].get('real', 0)} / {s['children_by_provenance'].get('synthetic', 0)}")
+    t.add_row("moved edges", f"{s['moved_edges']} of {s['children']}")
+    if "check" in s:
+        c = s["check"]
+        t.add_row("check: nodes re-executed", str(c["nodes_checked"]))
+        t.add_row("check: hash mismatches", str(len(c["mismatches"])))
+    t.add_row("seconds", str(s["seconds"]))
+    return t
+
+
+@app.command()
+def graphs(
+    benchmark: list[str] = typer.Option(list(ADAPTERS), "--benchmark", "-b", help=f"one of: {', '.join(ADAPTERS)} (repeatable)"),
+    as_json: bool = AS_JSON,
+    check: bool = typer.Option(False, "--check", help="re-execute every node and fail if any hash differs"),
+    artifacts: Path = ARTIFACTS,
+) -> None:
+    """Build intent graphs (and the graph-stage ledger) of each benchmark."""
+    results = []
+    failed = False
+    for bench in benchmark:
+        with exit_codes():
+            summary = build_graphs(bench, artifacts, show_progress=not as_json and err.is_terminal)
+            if check:
+                summary["check"] = check_graphs(bench, artifacts)
+                failed |= bool(summary["check"]["mismatches"])
+        results.append(summary)
+        if not as_json:
+            out.print(_summary_table(summary))
+    if as_json:
+        out.print_json(json.dumps(results[0] if len(results) == 1 else {"benchmarks": results}))
+    if failed:
+        err.print("[bold red]check failed:[/] re-executed ground truth differs from the stored hashes")
+        raise typer.Exit(1)

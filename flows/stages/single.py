@@ -1,0 +1,175 @@
+"""The single-fault stage (DESIGN section 6): every cell (graph root x applicable fault type) of a
+set of graphs, each tried up to ``attempts`` times through the attempt pipeline.
+
+:class:`SinglePlan` is how a k = 1 plan is written (the type's card), extracted (the blind form,
+then the targeted form of the class the extractor found) and judged (agreement on the type's
+fields, then the admission rule of its class).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from flows.stages.attempt import AttemptPipeline, Judgement, RunResult, gather_all, refused_record, sample_record
+from flows.stages.shifts import shift_options
+from miscue import writing
+from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction, WriterBrief
+from miscue.canonical import canonical_json, content_hash
+from miscue.config import GenerateConfig, role_models
+from miscue.host import Adapter
+from miscue.llm import Gateway
+from miscue.planning import AttemptPlan, CellPlan, PlanError, Planner
+from miscue.schema import Attempt, Cell, GroundTruth, Intent, IntentGraph, Verdict
+from miscue.taxonomy import fault_type
+from verifiers.admission import admit
+from verifiers.agreement import blind_matches_plan, targeted_agree
+from verifiers.text import check_text
+
+Found = tuple[BlindExtraction | None, TargetedExtraction | None]
+
+
+@dataclass
+class SinglePlan:
+    """One attempt of a k = 1 cell (see the module docstring)."""
+
+    brief: WriterBrief
+    cell_id: str = ""
+
+    def record(self, graph: IntentGraph, index: int) -> Attempt:
+        b = self.brief
+        return Attempt(
+            benchmark=graph.benchmark, task_id=graph.task_id, graph_id=graph.graph_id, cell_id=self.cell_id, k=1,
+            fault_types=[b.fault_type], families=[fault_type(b.fault_type).family.value], targets=[b.target],
+            attempt=index, materials_json=b.materials.model_dump_json(exclude_none=True), readings_json="[]",
+            readings_executed=0, truth_hash=graph.root.ground_truth.hash, call_ids=[])
+
+    async def write(self, call: Any, row: Attempt) -> str:
+        messages, version = writing.render_writer(self.brief)
+        row.card_version = version
+        return (await call("writer", messages, version, row.call_ids)).text.strip()
+
+    def check_text(self, text: str, leaks: list[str], row: Attempt) -> Verdict | None:
+        return check_text(self.brief, text, leaks)
+
+    def extraction_input(self, text: str) -> ExtractionInput:
+        b = self.brief
+        return ExtractionInput(context=b.context, request=b.request, requirements=b.requirements, text=text)
+
+    async def extract(self, call: Any, role: str, inp: ExtractionInput, call_ids: list[str]) -> Found:
+        return await extract_single(call, role, inp, call_ids)
+
+    def record_extraction(self, row: Attempt, who: str, found: Found) -> None:
+        blind, targeted = found
+        setattr(row, f"blind_{who}", blind.model_dump_json() if blind else None)
+        setattr(row, f"targeted_{who}", targeted.model_dump_json() if targeted else None)
+
+    def gate(self, found: Found, who: str) -> Verdict | None:
+        return blind_matches_plan(self.brief, found[0], who)
+
+    def judge(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str, a: Found, b: Found) -> Judgement:
+        verdict = blind_matches_plan(self.brief, b[0], "b") or targeted_agree(self.brief, a[1], b[1])
+        if verdict is not None:
+            return Judgement(verdict)
+        admission = admit(adapter, root, truth, self.brief, a[1])  # type: ignore[arg-type]
+        verdict = admission.verdict
+        if admission.admitted and admission.executed == 0:
+            verdict = Verdict(stage="admit", code="admit:no_executed_reading")
+        return Judgement(verdict, canonical_json([r.record() for r in admission.readings]), admission.executed, admission)
+
+
+async def extract_single(call: Any, role: str, inp: ExtractionInput, call_ids: list[str]) -> Found:
+    """The blind form, then the targeted form of the class the extractor found (none: no second call)."""
+    messages, version = writing.render_blind(inp)
+    blind = writing.parse_blind((await call(role, messages, version, call_ids)).text)
+    if blind is None or blind.flaw == "none":
+        return blind, None
+    messages, version = writing.render_targeted(inp, blind.flaw)
+    return blind, writing.parse_targeted((await call(role, messages, version, call_ids)).text)
+
+
+@dataclass
+class SingleCell:
+    """A planned single-fault cell as a unit of the attempt pipeline."""
+
+    graph: IntentGraph
+    cell: CellPlan
+    planner: Planner
+    attempts: int
+
+    @property
+    def cell_id(self) -> str:
+        return self.cell.cell_id
+
+    k = 1
+
+    @property
+    def fault_types(self) -> list[str]:
+        return [self.cell.fault_type]
+
+    def plan(self, index: int) -> SinglePlan:
+        planned: AttemptPlan = self.planner.attempt(self.cell, self.graph, index)
+        return SinglePlan(planned.brief, self.cell_id)
+
+    def refused(self, index: int, error: PlanError) -> Attempt:
+        return refused_record(self.graph, self.cell_id, 1, self.fault_types, index, error)
+
+    def sample_id(self, row: Attempt) -> str:
+        return content_hash(self.graph.graph_id, row.fault_types, row.targets, row.text)
+
+    def evidence(self, row: Attempt, outcome: Any) -> str:
+        return canonical_json({k: getattr(row, k) for k in ("blind_a", "blind_b", "targeted_a", "targeted_b", "materials_json")})
+
+
+class SingleFaultStage:
+    """Runs every cell of a set of graphs for one adapter."""
+
+    def __init__(self, adapter: Adapter, gateway: Gateway, config: GenerateConfig, splits: dict[str, str] | None = None,
+                 planner: Planner | None = None) -> None:
+        self.adapter = adapter
+        self.config = config
+        self.planner = planner or Planner(adapter)
+        self.splits = splits or {}
+        self.pipeline = AttemptPipeline(adapter, gateway)
+        self.models_json = canonical_json(role_models(gateway.config))
+        self.result = RunResult(calls=self.pipeline.call.calls)
+
+    async def cell(self, graph: IntentGraph, cell: CellPlan) -> None:
+        if cell.status != "planned":
+            self.result.cells.append(Cell(
+                benchmark=graph.benchmark, task_id=graph.task_id, graph_id=graph.graph_id, cell_id=cell.cell_id, k=1,
+                fault_types=[cell.fault_type], status=cell.status, code=f"plan:{cell.status}",  # type: ignore[arg-type]
+                detail=cell.reason, attempts_used=0))
+            return
+        unit = SingleCell(graph, cell, self.planner, self.config.attempts_for(cell.fault_type))
+        record, rows, admitted = await self.pipeline.cell(unit)
+        self.result.cells.append(record)
+        self.result.attempts += rows
+        if admitted is not None:
+            row, outcome = admitted
+            self.result.samples.append(sample_record(
+                graph, row, sample_id=unit.sample_id(row), evidence_json=unit.evidence(row, outcome),
+                shifts=shift_options(self.adapter, graph), models_json=self.models_json,
+                split=self.splits.get(graph.task_id, "base")))
+
+    async def run(self, graphs: list[IntentGraph], progress: Callable[[int, int], None] | None = None) -> RunResult:
+        sem = asyncio.Semaphore(self.config.max_concurrent_cells)
+        cells = [(g, c) for g in graphs for c in self.planner.cells(g, self.config.fault_types)]
+        done = 0
+
+        async def one(g: IntentGraph, c: CellPlan) -> None:
+            nonlocal done
+            async with sem:
+                await self.cell(g, c)
+            done += 1
+            if progress:
+                progress(done, len(cells))
+
+        await gather_all(one(g, c) for g, c in cells)
+        order = {c.cell_id: i for i, (_, c) in enumerate(cells)}
+        self.result.cells.sort(key=lambda r: order[r.cell_id])
+        self.result.attempts.sort(key=lambda r: (order[r.cell_id], r.attempt))
+        self.result.samples.sort(key=lambda r: r.sample_id)
+        return self.result

@@ -1,0 +1,149 @@
+"""``miscue verify``: judge any request for a host task through the attempt pipeline.
+
+For auditing a corpus or checking a hand-written request: the plan is the claim (fault type and
+slot) when given, else what extractor A found; the materials the text checks need are taken from
+extractor A's targeted answer, so nothing about the request has to come from the pipeline's own
+writer. From there the request goes through :meth:`AttemptPipeline.judge` like any attempt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from flows.stages.attempt import AttemptPipeline
+from flows.stages.single import SinglePlan, extract_single
+from miscue.briefs import BlindExtraction, ExtractionInput, Materials, TargetedExtraction, WriterBrief
+from miscue.errors import BadInput
+from miscue.host import Adapter
+from miscue.llm import Gateway
+from miscue.planning import Planner
+from miscue.schema import Attempt, Intent, Verdict
+from miscue.taxonomy import FAULT_TYPES, SLOT_TARGETS, ExtractionClass, fault_type
+
+
+@dataclass
+class Step:
+    name: str
+    ok: bool
+    detail: Any = None
+
+
+@dataclass
+class Verification:
+    benchmark: str
+    task_id: str
+    text: str
+    fault_type: str | None = None
+    slot: str | None = None
+    steps: list[Step] = field(default_factory=list)
+    verdict: Verdict | None = None
+
+    @property
+    def admitted(self) -> bool:
+        return self.verdict is None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "benchmark": self.benchmark, "task_id": self.task_id, "text": self.text,
+            "fault_type": self.fault_type, "slot": self.slot, "admitted": self.admitted,
+            "verdict": self.verdict.model_dump() if self.verdict else {"stage": "admit", "code": "admitted", "detail": ""},
+            "steps": [{"name": s.name, "ok": s.ok, "detail": s.detail} for s in self.steps],
+        }
+
+
+def infer_type(blind: BlindExtraction, targeted: TargetedExtraction | None, intent: Intent, adapter: Adapter) -> str | None:
+    """The fault type an extraction points to (classes shared by two types are told apart)."""
+    candidates = [t for t in FAULT_TYPES.values() if t.extraction.value == blind.flaw]
+    if not candidates:
+        return None
+    if len(candidates) == 1:
+        return candidates[0].id
+    if blind.flaw == ExtractionClass.ambiguous.value:
+        return "lexical_ambiguity" if targeted is not None and targeted.second_reading else "syntactic_ambiguity"
+    ordered = blind.requirement is not None and adapter.is_ordered_slot(intent, blind.requirement)
+    return "vagueness_subjectivity" if ordered else "referential_ambiguity"
+
+
+def _materials(t: TargetedExtraction | None, brief: WriterBrief) -> Materials:
+    if t is None:
+        return Materials()
+    target = brief.requirement(brief.target)
+    return Materials(
+        wrong_value=t.stated_value, fallback=t.fallback, pointer=t.surface, vague_word=t.surface,
+        ambiguous_word=t.surface, senses=[target.spoken, t.second_reading] if (target and t.second_reading) else [],
+        extra=t.detail, mismatch=t.operation, off_topic=t.span,
+    )
+
+
+def _json(value: str | None) -> Any:
+    return json.loads(value) if value else None
+
+
+def steps_of(row: Attempt, truth_hash: str) -> list[Step]:
+    """What each step of the pipeline found, from the attempt's record."""
+    out = [Step(f"extract_{who}", getattr(row, f"blind_{who}") is not None,
+                {"blind": _json(getattr(row, f"blind_{who}")), "targeted": _json(getattr(row, f"targeted_{who}"))})
+           for who in ("a", "b") if getattr(row, f"blind_{who}") is not None]
+    text_failed = row.stage == "text"
+    out.append(Step("text_checks", not text_failed, {"code": row.code, "detail": row.detail} if text_failed else None))
+    if row.stage in ("agree", "admit", "extract"):
+        failed = row.stage in ("agree", "extract")
+        out.append(Step("agreement", not failed, {"code": row.code, "detail": row.detail} if failed else None))
+    if row.stage == "admit":
+        out.append(Step("admission", row.admitted, {"readings": _json(row.readings_json) or [], "truth_hash": truth_hash}))
+    return out
+
+
+async def verify(adapter: Adapter, gateway: Gateway, task_id: str, text: str,
+                 claimed_type: str | None = None, claimed_slot: str | None = None) -> Verification:
+    result = Verification(adapter.benchmark, task_id, text, claimed_type, claimed_slot)
+    seed = next((s for s in adapter.load_seeds() if s.task_id == task_id), None)
+    if seed is None:
+        raise BadInput(f"{adapter.benchmark} has no task {task_id!r}")
+    check = adapter.validate(seed)
+    if not check.ok or check.intent is None:
+        raise BadInput(f"task {task_id} has no verifiable intent ({check.code}: {check.detail})")
+    intent = check.intent
+    truth = adapter.ground_truth(intent)
+    if claimed_type is not None:
+        fault_type(claimed_type)
+    if claimed_slot is not None and intent.condition(claimed_slot) is None:
+        raise BadInput(f"slot {claimed_slot!r} is not a requirement of task {task_id}; slots: {', '.join(intent.slots)}")
+    reqs = Planner(adapter).requirements(intent)
+    result.steps.append(Step("intent", True, {r.slot: r.spoken for r in reqs}))
+    pipeline = AttemptPipeline(adapter, gateway)
+    inp = ExtractionInput(context=adapter.context_line(intent), request=adapter.request_phrase(intent), requirements=reqs,
+                          text=text)
+    row = Attempt(benchmark=adapter.benchmark, task_id=task_id, graph_id="", cell_id="", k=1, fault_types=[], attempt=0,
+                  text=text, call_ids=[], readings_json="[]", readings_executed=0, truth_hash=truth.hash)
+    a = await extract_single(pipeline.call, "extractor_a", inp, row.call_ids or [])
+    if claimed_type is None:
+        blind_a, targeted_a = a
+        if blind_a is None or blind_a.flaw == "none":
+            result.steps.append(Step("extract_a", blind_a is not None,
+                                     {"blind": blind_a.model_dump() if blind_a else None, "targeted": None}))
+            result.verdict = Verdict(stage="extract", code="extract:no_fault_found", detail="extractor A finds no miscommunication")
+            return result
+        claimed_type = infer_type(blind_a, targeted_a, intent, adapter)
+        claimed_slot = claimed_slot or blind_a.requirement
+    assert claimed_type is not None
+    ft = fault_type(claimed_type)
+    target = claimed_slot if ft.target in SLOT_TARGETS else None
+    result.fault_type, result.slot = claimed_type, target
+    brief = WriterBrief(benchmark=adapter.benchmark, context=inp.context, request=inp.request, requirements=reqs,
+                        fault_type=claimed_type, target=target)
+    brief = brief.model_copy(update={"materials": _materials(a[1], brief)})
+    row.fault_types, row.targets = [claimed_type], [target]
+    plan = SinglePlan(brief)
+    plan.record_extraction(row, "a", a)
+    row, _ = await pipeline.judge(plan, intent, truth, text, row, known_a=a)
+    result.steps += steps_of(row, truth.hash)
+    result.verdict = None if row.admitted else Verdict(stage=row.stage, code=row.code or "", detail=row.detail)  # type: ignore[arg-type]
+    return result
+
+
+def verify_sync(*args: Any, **kwargs: Any) -> Verification:
+    return asyncio.run(verify(*args, **kwargs))

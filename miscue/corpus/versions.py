@@ -1,0 +1,93 @@
+"""Corpus versions under ``artifacts/corpora/``: names, lookup, manifests and tables.
+
+Versions are sequential: ``v0001``, ``v0002``, … (four digits, so ``v0001``–``v9999``; the next
+number is one more than the highest version directory present). The number is not a semantic
+version; lineage is in the manifest's ``parent``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from miscue.errors import CorpusError
+
+FORMAT = "miscue-corpus/1"
+CORPORA_DIR = "corpora"
+STAGING_DIR = ".staging"  # under artifacts/, next to corpora/: never inside the read root
+VERSION_RE = re.compile(r"^v(\d{4})$")
+VERSION_GLOB = "v[0-9][0-9][0-9][0-9]"  # DuckDB/pathlib glob matching exactly the version names
+
+
+class VersionExists(CorpusError, FileExistsError):
+    """A published version is never overwritten."""
+
+
+class UnknownVersion(CorpusError, LookupError):
+    """A version name that is not published (bad input: exit 2)."""
+
+    exit_code = 2
+
+
+def corpora_root(artifacts: Path) -> Path:
+    return Path(artifacts) / CORPORA_DIR
+
+
+def version_dir(artifacts: Path, version: str) -> Path:
+    if not VERSION_RE.match(version):
+        raise UnknownVersion(f"not a version name: {version!r} (versions look like v0001)")
+    return corpora_root(artifacts) / version
+
+
+def _numbers(artifacts: Path) -> list[int]:
+    root = corpora_root(artifacts)
+    if not root.is_dir():
+        return []
+    return sorted(int(m.group(1)) for p in root.iterdir() if (m := VERSION_RE.match(p.name)))
+
+
+def versions(artifacts: Path) -> list[str]:
+    """Published versions (directories holding a manifest), oldest first."""
+    return [f"v{n:04d}" for n in _numbers(artifacts)
+            if (corpora_root(artifacts) / f"v{n:04d}" / "manifest.json").is_file()]
+
+
+def latest(artifacts: Path) -> str | None:
+    vs = versions(artifacts)
+    return vs[-1] if vs else None
+
+
+def next_version(artifacts: Path) -> str:
+    """One more than the highest version *directory* present (published or not)."""
+    nums = _numbers(artifacts)
+    n = (nums[-1] if nums else 0) + 1
+    if n > 9999:
+        raise CorpusError("version numbers are exhausted (v9999)")
+    return f"v{n:04d}"
+
+
+def resolve(artifacts: Path, version: str | None) -> str:
+    """``None`` or ``latest`` -> the latest published version; otherwise check it exists."""
+    if version in (None, "", "latest"):
+        v = latest(artifacts)
+        if v is None:
+            raise UnknownVersion(f"no published version under {corpora_root(artifacts)}: run `miscue build` first")
+        return v
+    d = version_dir(artifacts, version)  # type: ignore[arg-type]
+    if not (d / "manifest.json").is_file():
+        known = ", ".join(versions(artifacts)) or "none"
+        raise UnknownVersion(f"version {version} is not published under {corpora_root(artifacts)} (published: {known})")
+    return version  # type: ignore[return-value]
+
+
+def manifest(artifacts: Path, version: str) -> dict[str, Any]:
+    return json.loads((version_dir(artifacts, version) / "manifest.json").read_text())
+
+
+def read_table(artifacts: Path, version: str, name: str) -> pa.Table:
+    return pq.read_table(version_dir(artifacts, version) / f"{name}.parquet")

@@ -1,0 +1,63 @@
+"""The gateway's errors. Each derives from a kind of :mod:`miscue.errors`, so the command line
+maps it to its exit code: a store miss under replay and a terminal provider error (auth, quota,
+bad request, budget) stop a run cleanly (:class:`~miscue.errors.RunStopped`), a corrupt store
+entry is bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from miscue.errors import BadInput, MiscueError, RunStopped
+from miscue.llm.records import Exchange
+
+
+class LLMError(MiscueError):
+    """Base class of the gateway's errors."""
+
+
+class StoreMiss(LLMError, RunStopped):
+    """``replay_only`` is set and the store has no answer for this request."""
+
+    def __init__(self, key: str, model: str, detail: str = "") -> None:
+        self.key, self.model = key, model
+        super().__init__(f"replay-only: no stored exchange {key} for model {model!r}{detail}")
+
+
+class StoreCorrupt(LLMError, BadInput):
+    """A store entry cannot be read; it is never silently replaced by a new call."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        super().__init__(f"corrupt exchange store entry {path}: {reason} "
+                         f"(inspect or delete the file; it was not re-requested)")
+
+
+class ProviderError(LLMError):
+    """A model call failed; ``exchange`` is the failure's record (``error`` set, no text)."""
+
+    def __init__(self, message: str, *, exchange: Exchange, kind: str,
+                 status: int | None) -> None:
+        self.exchange, self.kind, self.status = exchange, kind, status
+        super().__init__(message)
+
+
+class TerminalProviderError(ProviderError, RunStopped):
+    """Auth, quota/billing or bad request: not retried, no fallback; stop the run."""
+
+
+class TransientProviderError(ProviderError):
+    """A transient failure that outlived every retry."""
+
+
+class BudgetExceeded(TerminalProviderError):
+    """The next model call would take the spent cost past ``LLMConfig.max_cost``: the run stops
+    cleanly (finished exchanges are in the store) and a later run with a higher cap resumes."""
+
+    def __init__(self, message: str, *, exchange: Exchange, spent: float, expected: float,
+                 cap: float) -> None:
+        self.spent, self.expected, self.cap = spent, expected, cap
+        super().__init__(message, exchange=exchange, kind="budget", status=None)
+
+
+#: The errors that stop a run cleanly (finished exchanges are in the store; a rerun resumes).
+RUN_STOPS: tuple[type[LLMError], ...] = (TerminalProviderError, StoreMiss)

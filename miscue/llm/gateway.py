@@ -1,0 +1,354 @@
+"""The gateway: every model call of the pipeline goes through :class:`Gateway`.
+
+A request is answered from the exchange store when it holds the request; ``replay_only`` turns a
+store miss into :class:`~miscue.llm.errors.StoreMiss`. Otherwise the role's model is called
+through litellm, within the concurrency bound and the provider's requests-per-minute limit, and
+the answer (or the failure) is stored before :meth:`Gateway.complete` returns.
+
+Our own retry loop (tenacity) handles transient failures (429, 5xx, timeouts, connection errors,
+empty output) with exponential backoff and jitter, honouring a bounded ``Retry-After``; terminal
+failures (auth, quota, bad request) raise :class:`~miscue.llm.errors.TerminalProviderError` at
+once. Nothing ever falls back to another model. litellm's own retries stay off (``num_retries``
+is never passed) and ``max_retries=0`` stops the OpenAI SDK from retrying underneath. Tokens and
+cost are counted per call and per role, and an optional budget cap refuses a call before it is
+made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import random
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+
+from loguru import logger
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
+
+from miscue.errors import BadInput
+from miscue.llm.config import ROLES, SECRET_PARAMS, LLMConfig, Message, Role, RoleConfig
+from miscue.llm.env import load_litellm
+from miscue.llm.errors import BudgetExceeded, StoreMiss, TerminalProviderError, TransientProviderError
+from miscue.llm.limits import LoopState, RateLimiter, RoleUsage
+from miscue.llm.prices import litellm_price
+from miscue.llm.records import Exchange, Usage, count_tokens
+from miscue.llm.store import ExchangeStore, StoredExchange, request_key
+
+
+@dataclass(eq=False)
+class _Retryable(Exception):
+    """Internal: one attempt failed in a way worth retrying."""
+
+    reason: str
+    status: int | None = None
+    retry_after_s: float | None = None
+
+
+@dataclass(eq=False)
+class _Terminal(Exception):
+    reason: str
+    kind: str
+    status: int | None = None
+
+
+def _utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _status_of(exc: BaseException) -> int | None:
+    status = getattr(exc, "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def retry_after_seconds(exc: BaseException) -> float | None:
+    """Seconds a provider asked us to wait (``retry-after-ms`` / ``Retry-After``), if any."""
+    headers = getattr(exc, "litellm_response_headers", None)
+    if not headers:
+        headers = getattr(getattr(exc, "response", None), "headers", None)
+    if not headers:
+        return None
+    lowered = {str(k).lower(): str(v) for k, v in headers.items()}
+    try:
+        if "retry-after-ms" in lowered:
+            return max(0.0, float(lowered["retry-after-ms"]) / 1000.0)
+        if "retry-after" in lowered:
+            value = lowered["retry-after"].strip()
+            try:
+                return max(0.0, float(value))
+            except ValueError:
+                when = parsedate_to_datetime(value)
+                return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return None
+
+
+def classify_error(exc: BaseException) -> _Retryable | _Terminal | None:
+    """Transient, terminal, or ``None`` for exceptions that are not provider failures (bugs
+    in our own code propagate unchanged)."""
+    if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
+        return _Retryable("timeout")
+    import httpx
+    import openai
+
+    if not isinstance(exc, (openai.OpenAIError, httpx.HTTPError)):
+        return None
+    status = _status_of(exc)
+    message = str(exc)
+    lowered = message.lower()
+    if status == 402 or "insufficient_quota" in lowered or "exceeded your current quota" in lowered:
+        return _Terminal(message, "quota", status)
+    if status in (401, 403) or "missing credentials" in lowered:
+        return _Terminal(message, "auth", status)
+    if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError, httpx.TransportError)):
+        return _Retryable(message, status)
+    if status is None or status in (408, 409, 425, 429) or status >= 500:
+        return _Retryable(message, status, retry_after_seconds(exc) if status == 429 else None)
+    return _Terminal(message, "bad_request", status)
+
+
+@dataclass
+class _Answer:
+    text: str
+    usage: Usage
+    cost: float
+    latency_s: float
+    response_model: str | None
+
+
+class Gateway:
+    """All model calls of a run. ``store_dir`` is the store root (e.g. ``artifacts/store``);
+    exchanges live under ``<store_dir>/exchanges/``."""
+
+    def __init__(self, config: LLMConfig, store_dir: str | os.PathLike[str]) -> None:
+        self.config = config
+        self.store = ExchangeStore(Path(store_dir) / "exchanges")
+        self._usage: dict[str, RoleUsage] = {role: RoleUsage() for role in ROLES}
+        self._loop_state: LoopState | None = None
+        self._reserved = 0.0  # expected cost of calls in flight (budget)
+        # The first terminal error (auth, quota, bad request, budget) halts the gateway: every
+        # later call that the store cannot answer raises it again without calling, so a run
+        # stops at once rather than each call in flight meeting the error on its own.
+        self.halted: TerminalProviderError | None = None
+
+    # -- budget ---------------------------------------------------------------------------
+    @property
+    def spent(self) -> float:
+        """Cost of every model response this gateway received (store hits are free)."""
+        return sum(u.cost for u in self._usage.values())
+
+    def price(self, model: str) -> tuple[float, float]:
+        """(USD per prompt token, USD per completion token) of ``model``: the configured price,
+        else litellm's cost map, else (0, 0) (``miscue check-config`` and the commands that run
+        models refuse a configuration with an unknown price before any call)."""
+        if model in self.config.prices:
+            return self.config.prices[model]
+        return litellm_price(model) or (0.0, 0.0)
+
+    def expected_cost(self, role: str, messages: list[Message]) -> float:
+        """The cost a new call is expected to have: its prompt's offline token count, plus the
+        role's mean completion so far (none yet: as long as the prompt, capped at 1000)."""
+        pin, pout = self.price(self.config.role(role).model)
+        prompt = count_tokens(messages)
+        usage = self._usage[role]
+        completion = (usage.completion_tokens / usage.calls) if usage.calls else min(prompt, 1000)
+        return prompt * pin + completion * pout
+
+    def _reserve(self, role: str, cfg: RoleConfig, messages: list[Message], key: str) -> float:
+        cap = self.config.max_cost
+        if cap is None:
+            return 0.0
+        expected = self.expected_cost(role, messages)
+        spent = self.spent
+        if spent + self._reserved + expected > cap:
+            exchange = Exchange(call_id=key, role=role, model=cfg.model, text="",
+                                error="budget: refused before calling")
+            raise BudgetExceeded(
+                f"budget: max_cost {cap:.6g} USD reached (spent {spent:.6g}, in flight "
+                f"{self._reserved:.6g}, next {role} call expected {expected:.6g}); the run stopped "
+                f"cleanly, finished exchanges are kept in the store -- rerun with a higher cap to "
+                f"resume", exchange=exchange, spent=spent, expected=expected, cap=cap)
+        self._reserved += expected
+        return expected
+
+    # -- public ---------------------------------------------------------------------------
+    def key(self, role: Role, messages: list[Message], card_version: str) -> str:
+        """The store key (``call_id``) this request would have."""
+        cfg = self.config.role(role)
+        return request_key(cfg.model, messages, cfg.params, card_version)[0]
+
+    async def complete(self, role: Role, messages: list[Message], card_version: str) -> Exchange:
+        """Answer ``messages`` with the model of ``role``: from the store when it holds the
+        request, else by a model call whose result is stored before this returns."""
+        cfg = self.config.role(role)
+        _check_messages(messages)
+        key, request = request_key(cfg.model, messages, cfg.params, card_version)
+        usage = self._usage[role]
+        stored = self.store.get(key)  # StoreCorrupt propagates: never silently re-called
+        if stored is not None and stored.ok:
+            usage.cache_hits += 1
+            return Exchange(call_id=key, role=role, model=cfg.model, text=stored.text or "",
+                            usage=stored.usage, cost=stored.cost, latency_s=stored.latency_s,
+                            cached=True, attempts=stored.attempts)
+        if self.config.replay_only:
+            detail = f" (a failure is recorded: {stored.error})" if stored is not None else ""
+            raise StoreMiss(key, cfg.model, detail)
+
+        if self.halted is not None:
+            raise self.halted
+        try:
+            reservation = self._reserve(role, cfg, messages, key)  # BudgetExceeded: nothing called
+        except BudgetExceeded as exc:
+            self.halted = exc
+            raise
+        started_at = _utc_now()
+        attempts = 0
+        secrets = [str(v) for k, v in cfg.params.items() if k in SECRET_PARAMS and v]
+
+        async def attempt_once() -> _Answer:
+            nonlocal attempts
+            attempts += 1
+            usage.requests += 1
+            return await self._attempt(role, cfg, messages)
+
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.config.max_retries + 1),
+            wait=self._backoff,
+            retry=retry_if_exception_type(_Retryable),
+            before_sleep=functools.partial(self._log_retry, role, cfg.model),
+            reraise=True,
+        )
+        try:
+            answer: _Answer = await retrying(attempt_once)
+        except (_Retryable, _Terminal) as failure:
+            usage.failures += 1
+            usage.retries += attempts - 1
+            error = _redact(failure.reason, secrets)
+            kind = failure.kind if isinstance(failure, _Terminal) else "transient"
+            self.store.put(StoredExchange(
+                key=key, request=request, text=None, error=f"{kind}: {error}", attempts=attempts,
+                started_at=started_at, finished_at=_utc_now()))
+            exchange = Exchange(call_id=key, role=role, model=cfg.model, text="",
+                                error=f"{kind}: {error}", attempts=attempts)
+            if isinstance(failure, _Terminal):
+                self.halted = TerminalProviderError(
+                    f"{role} {cfg.model}: {kind} error (status {failure.status}), not retried: "
+                    f"{error}", exchange=exchange, kind=kind, status=failure.status)
+                raise self.halted from None
+            raise TransientProviderError(
+                f"{role} {cfg.model}: still failing after {attempts} attempts "
+                f"(status {failure.status}): {error}",
+                exchange=exchange, kind=kind, status=failure.status) from None
+        finally:
+            self._reserved -= reservation
+
+        usage.calls += 1
+        usage.retries += attempts - 1
+        self.store.put(StoredExchange(
+            key=key, request=request, text=answer.text, usage=answer.usage, cost=answer.cost,
+            latency_s=answer.latency_s, attempts=attempts, response_model=answer.response_model,
+            started_at=started_at, finished_at=_utc_now()))
+        return Exchange(call_id=key, role=role, model=cfg.model, text=answer.text,
+                        usage=answer.usage, cost=answer.cost, latency_s=answer.latency_s,
+                        cached=False, attempts=attempts)
+
+    def complete_sync(self, role: Role, messages: list[Message], card_version: str) -> Exchange:
+        """:meth:`complete` for synchronous callers (not from inside a running event loop)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self.complete(role, messages, card_version))
+        raise RuntimeError("complete_sync() called from a running event loop; await complete()")
+
+    def usage_summary(self) -> dict[str, RoleUsage]:
+        """Per-role totals so far (copies)."""
+        return {role: usage.model_copy() for role, usage in self._usage.items()}
+
+    # -- one attempt ----------------------------------------------------------------------
+    async def _attempt(self, role: str, cfg: RoleConfig, messages: list[Message]) -> _Answer:
+        litellm = load_litellm()
+        state = self._state()
+        timeout = self.config.timeout_s
+        async with state.semaphore:
+            limiter = state.limiters.get(cfg.provider)
+            if limiter is not None:
+                await limiter.acquire()
+            started = time.perf_counter()
+            try:
+                # The outer guard also bounds custom providers, where litellm does not
+                # enforce ``timeout``; on HTTP routes litellm's own Timeout fires first.
+                response = await asyncio.wait_for(
+                    litellm.acompletion(model=cfg.model, messages=messages, timeout=timeout,
+                                        max_retries=0, **cfg.params),
+                    timeout=timeout * 1.1 + 0.1)
+            except Exception as exc:  # noqa: BLE001 - classified below; bugs re-raised
+                verdict = classify_error(exc)
+                if verdict is None:
+                    raise
+                raise verdict from exc
+            latency = time.perf_counter() - started
+
+        usage_obj = getattr(response, "usage", None)
+        usage = Usage(prompt_tokens=int(getattr(usage_obj, "prompt_tokens", 0) or 0),
+                      completion_tokens=int(getattr(usage_obj, "completion_tokens", 0) or 0))
+        hidden = getattr(response, "_hidden_params", None) or {}
+        cost = float(hidden.get("response_cost") or 0.0)
+        if cfg.model in self.config.prices:
+            pin, pout = self.config.prices[cfg.model]
+            cost = usage.prompt_tokens * pin + usage.completion_tokens * pout
+        totals = self._usage[role]
+        totals.prompt_tokens += usage.prompt_tokens
+        totals.completion_tokens += usage.completion_tokens
+        totals.cost += cost
+
+        choices = getattr(response, "choices", None) or []
+        text = choices[0].message.content if choices else None
+        if not text or not text.strip():
+            raise _Retryable("empty output")
+        return _Answer(text=text, usage=usage, cost=cost, latency_s=latency,
+                       response_model=getattr(response, "model", None))
+
+    def _state(self) -> LoopState:
+        loop = asyncio.get_running_loop()
+        if self._loop_state is None or self._loop_state.loop is not loop:
+            self._loop_state = LoopState(
+                loop=loop, semaphore=asyncio.Semaphore(self.config.max_concurrency),
+                limiters={p: RateLimiter(rpm) for p, rpm in self.config.requests_per_minute.items()})
+        return self._loop_state
+
+    # -- retry policy ---------------------------------------------------------------------
+    def _backoff(self, state: RetryCallState) -> float:
+        """A bounded Retry-After when the provider sent one, else exponential backoff with
+        jitter: half the doubled delay plus a random half."""
+        failure = state.outcome.exception() if state.outcome is not None else None
+        if isinstance(failure, _Retryable) and failure.retry_after_s is not None:
+            return min(failure.retry_after_s, self.config.retry_after_cap_s)
+        delay = min(self.config.backoff_cap_s,
+                    self.config.backoff_base_s * 2 ** (state.attempt_number - 1))
+        return delay / 2 + random.uniform(0, delay / 2)
+
+    @staticmethod
+    def _log_retry(role: str, model: str, state: RetryCallState) -> None:
+        failure = state.outcome.exception() if state.outcome is not None else None
+        reason = failure.reason if isinstance(failure, _Retryable) else repr(failure)
+        wait = state.next_action.sleep if state.next_action is not None else 0.0
+        logger.warning("llm {} {}: attempt {} failed ({}), retrying in {:.2f}s",
+                       role, model, state.attempt_number, reason.splitlines()[0][:200], wait)
+
+
+def _check_messages(messages: list[Message]) -> None:
+    if not isinstance(messages, list) or not messages:
+        raise BadInput("messages must be a non-empty list of {'role', 'content'} dicts")
+    for message in messages:
+        if not isinstance(message, dict) or "role" not in message:
+            raise BadInput(f"not a chat message: {message!r}")
+
+
+def _redact(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, "***")
+    return text

@@ -1,0 +1,119 @@
+"""The exchange store: every request's answer on disk, content-addressed by the request's hash.
+
+A repeated request is answered from the store without a model call, so rebuilds are
+reproducible and free.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from miscue.canonical import canonical_json
+from miscue.errors import BadInput
+from miscue.llm.config import TRANSPORT_PARAMS, Message
+from miscue.llm.errors import StoreCorrupt
+from miscue.llm.records import Usage
+
+
+class StoredExchange(BaseModel):
+    """The store's value for one request key. Successes are final; a failure record is kept for
+    the audit trail but never served as an answer (a later call retries the request)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    request: dict[str, Any]  # model, messages, params (transport params removed), card_version
+    text: str | None
+    usage: Usage = Usage()
+    cost: float = 0.0
+    latency_s: float = 0.0  # the answering attempt
+    error: str | None = None
+    attempts: int = 0
+    response_model: str | None = None  # the model the provider says answered
+    started_at: str
+    finished_at: str
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.text is not None
+
+
+class ExchangeStore:
+    """Content-addressed exchange records: ``<root>/<key[:2]>/<key>.json``.
+
+    Writes are atomic (a temporary file in the same directory, fsync, ``os.replace``); readers
+    never see half a record. A success may replace a failure record, never the other way round.
+    """
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+
+    def path(self, key: str) -> Path:
+        if not re.fullmatch(r"[0-9a-f]{64}", key):
+            raise BadInput(f"not an exchange key: {key!r}")
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> StoredExchange | None:
+        path = self.path(key)
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        try:
+            record = StoredExchange.model_validate(json.loads(raw))
+        except (ValueError, ValidationError) as exc:  # JSONDecodeError is a ValueError
+            raise StoreCorrupt(path, f"{type(exc).__name__}: {str(exc).splitlines()[0]}") from exc
+        if record.key != key:
+            raise StoreCorrupt(path, f"holds key {record.key}, expected {key}")
+        return record
+
+    def put(self, record: StoredExchange) -> Path:
+        """Write ``record``; a failure record does not replace a stored success."""
+        path = self.path(record.key)
+        if not record.ok:
+            existing = self._peek(path)
+            if existing is not None and existing.ok:
+                return path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = json.dumps(record.model_dump(mode="json"), ensure_ascii=False, indent=1)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{record.key[:12]}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return path
+
+    def _peek(self, path: Path) -> StoredExchange | None:
+        try:
+            return StoredExchange.model_validate_json(path.read_bytes())
+        except (OSError, ValueError):
+            return None
+
+    def __contains__(self, key: str) -> bool:
+        record = self.get(key)
+        return record is not None and record.ok
+
+
+def request_key(model: str, messages: list[Message], params: dict[str, Any],
+                card_version: str) -> tuple[str, dict[str, Any]]:
+    """The canonical request and its sha256 (the store key and ``call_id``)."""
+    request = {
+        "model": model,
+        "messages": messages,
+        "params": {k: v for k, v in params.items() if k not in TRANSPORT_PARAMS},
+        "card_version": card_version,
+    }
+    return hashlib.sha256(canonical_json(request).encode("utf-8")).hexdigest(), request

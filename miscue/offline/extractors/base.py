@@ -1,0 +1,112 @@
+"""What the two offline extractors share: the forms built on top of their own evidence.
+
+An extractor reads an :class:`~miscue.briefs.ExtractionInput` into its own view, finds flaws in
+it by its own algorithm (:meth:`Extractor.blind`, :meth:`Extractor.findings` and the evidence
+hooks), and answers the targeted and composite forms through the plumbing here, which knows
+which fields each flaw's targeted form carries and nothing about how a flaw is found.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Generic, TypeVar
+
+from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
+
+View = TypeVar("View")
+
+#: The flaws that sit on one requirement and are judged by the words stated for it.
+REQUIREMENT_FLAWS = ("substituted", "withheld", "marked", "ambiguous")
+
+
+class Extractor(ABC, Generic[View]):
+    """One offline extractor. ``blind(inp)`` answers the blind form (the first flaw found),
+    ``targeted(inp, flaw)`` the targeted form for one flaw class; for composite texts
+    ``blind_multi(inp)`` reports every flaw and ``targeted_multi(inp, flaw)`` the targeted form
+    among several."""
+
+    name: str
+
+    @abstractmethod
+    def view(self, inp: ExtractionInput) -> View:
+        """The extractor's reading of the input, which every hook below takes."""
+
+    @abstractmethod
+    def blind(self, inp: ExtractionInput) -> BlindExtraction:
+        """The blind form: the first flaw this extractor finds (or none)."""
+
+    @abstractmethod
+    def findings(self, inp: ExtractionInput) -> list[TargetedExtraction]:
+        """Every flaw this extractor finds, each with the fields its targeted form asks for."""
+
+    @abstractmethod
+    def request_stated(self, v: View) -> bool:
+        """Whether the text states a request at all."""
+
+    @abstractmethod
+    def noise(self, v: View) -> str | None:
+        """The off-topic passage, quoted, when there is one long enough."""
+
+    @abstractmethod
+    def presupposed(self, v: View) -> TargetedExtraction | None:
+        """The targeted form of a false premise, when the text has one."""
+
+    @abstractmethod
+    def operation(self, v: View) -> str | None:
+        """The operation asked for instead of the request, quoted."""
+
+    @abstractmethod
+    def extra(self, v: View) -> str | None:
+        """An added detail the requirements do not account for, quoted."""
+
+    @abstractmethod
+    def requirement_flaw(self, v: View, flaw: str) -> TargetedExtraction | None:
+        """The targeted form of ``flaw`` (one of :data:`REQUIREMENT_FLAWS`) on a requirement."""
+
+    @staticmethod
+    def on_requirement(kind: str, slot: str, stated: str | None) -> TargetedExtraction:
+        """The targeted form of a requirement flaw ``kind`` on ``slot`` with the words ``stated``
+        for it: a substituted value, a withheld requirement, or a marked or ambiguous surface."""
+        if kind == "substituted":
+            return TargetedExtraction(flaw="substituted", requirement=slot, stated_value=stated)
+        if kind == "withheld":
+            return TargetedExtraction(flaw="withheld", requirement=slot)
+        if kind == "marked":
+            return TargetedExtraction(flaw="marked", requirement=slot, surface=stated)
+        return TargetedExtraction(flaw="ambiguous", requirement=slot, surface=stated, second_reading=None)
+
+    def targeted(self, inp: ExtractionInput, flaw: str) -> TargetedExtraction:
+        """The targeted form for ``flaw``: its fields, or ``none`` when the flaw is not found."""
+        v = self.view(inp)
+        none = TargetedExtraction(flaw="none")
+        if flaw == "oblique":
+            return TargetedExtraction(flaw="oblique", request_stated=self.request_stated(v))
+        if flaw == "noise":
+            span = self.noise(v)
+            return TargetedExtraction(flaw="noise", span=span) if span else none
+        if flaw == "presupposed":
+            found = self.presupposed(v)
+            return found if found is not None else none
+        if flaw == "mismatch":
+            op = self.operation(v)
+            return TargetedExtraction(flaw="mismatch", operation=op) if op else none
+        if flaw == "extras":
+            detail = self.extra(v)
+            return TargetedExtraction(flaw="extras", detail=detail) if detail else none
+        if flaw in REQUIREMENT_FLAWS:
+            found = self.requirement_flaw(v, flaw)
+            return found if found is not None else none
+        return none
+
+    def blind_multi(self, inp: ExtractionInput) -> list[BlindExtraction]:
+        """The multi-flaw blind form: every flaw found, on its requirement."""
+        return [BlindExtraction(flaw=f.flaw, requirement=f.requirement) for f in self.findings(inp)]
+
+    def targeted_multi(self, inp: ExtractionInput, flaw: str) -> TargetedExtraction:
+        """The targeted form for ``flaw`` on a text that may carry several flaws."""
+        for found in self.findings(inp):
+            if found.flaw == flaw:
+                return found
+        if flaw == "oblique":
+            return TargetedExtraction(flaw="oblique", request_stated=True)
+        return TargetedExtraction(flaw="none")

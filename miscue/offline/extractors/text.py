@@ -1,0 +1,55 @@
+"""Small text utilities the two offline extractors share (no fault knowledge)."""
+
+from __future__ import annotations
+
+import re
+
+WORD = re.compile(r"[a-z0-9][a-z0-9'#-]*")
+
+
+def fold(text: str) -> str:
+    """Lower-case without changing length, so spans found in the fold index the original."""
+    out = []
+    for ch in text:
+        if ch in "\u2018\u2019\u02bc":
+            out.append("'")
+        elif ch in "\u201c\u201d":
+            out.append('"')
+        elif ch in "\u2013\u2014":
+            out.append("-")
+        else:
+            low = ch.lower()
+            out.append(low if len(low) == 1 else ch)
+    return "".join(out)
+
+
+def spans(hay: str, needle: str) -> list[tuple[int, int]]:
+    needle = fold(needle.strip())
+    if not needle:
+        return []
+    pattern = rf"(?<![\w]){re.escape(needle)}(?![\w])"
+    return [m.span() for m in re.finditer(pattern, hay)]
+
+
+def overlaps(a: tuple[int, int], among: list[tuple[int, int]]) -> bool:
+    return any(a[0] < e and s < a[1] for s, e in among)
+
+
+def tokens(text: str) -> list[str]:
+    return WORD.findall(fold(text))
+
+
+def clean(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip(" ,;:-")
+
+
+# Function words and conversational glue: never "content" on their own.
+STOP = frozenset("""
+a an the this that these those it its it's i i'd i'm i'll i've me my mine we our us you your
+he she they them their his her is are was were be been being am do does did done have has had
+will would should could can may might must shall to of in on at for from with by about as into
+onto over under and or but so if then than also plus too just only very really please kindly
+hi hello hey thanks thank ok okay well anyway yes no not like love want need help wish hope
+let get got make one ones there here what which who whom whose when where why how all any some
+each both either neither other another such same own per via up down out off again still even
+""".split())

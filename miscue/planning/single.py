@@ -1,0 +1,252 @@
+"""Fault plans: single-fault cells and, per attempt, the target and materials (DESIGN 6, 7).
+
+A cell is (graph, fault type). Its targets are the slots the type may take on the graph's root
+(applicability is decided by executing: a slot is droppable when dropping it changes the
+answer). Each attempt picks a target and the type's materials (a wrong value, a fallback,
+a pointer …) deterministically from (cell, attempt), always in the domain's spoken words, and
+keeps the real values behind them for admission.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from miscue.host import Adapter, Extra, Mismatch, NotExecutable
+from miscue.briefs import Materials, Requirement, WriterBrief
+from miscue.canonical import canonical_json, content_hash
+from miscue.schema import FaultSpec, GroundTruth, Intent, IntentGraph
+from miscue.taxonomy import ExtractionClass, FaultType, SlotFacts, applicable, fault_type
+
+POINTERS = ("the usual one", "the same one as last time", "that one", "the one I mentioned before")
+VAGUE_WORDS = ("a better", "a reasonable", "a decent", "a nicer")
+OFF_TOPICS = (
+    "my sister's wedding last weekend",
+    "the half marathon I am training for",
+    "the garden I have been planting this spring",
+    "the new puppy my neighbours just adopted",
+)
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = {"the", "a", "an", "my", "of", "on", "in", "and", "with", "to", "for", "ending"}
+
+
+def content_words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.lower()) if w not in _STOP]
+
+
+@dataclass(frozen=True)
+class CellPlan:
+    benchmark: str
+    task_id: str
+    graph_id: str
+    fault_type: str
+    status: str  # planned | skipped | unsupported
+    reason: str = ""
+    targets: tuple[str | None, ...] = ()
+
+    @property
+    def cell_id(self) -> str:
+        return content_hash(self.graph_id, [FaultSpec(fault_type=self.fault_type).model_dump()])
+
+
+@dataclass
+class AttemptPlan:
+    """The brief for one attempt plus the real values behind its spoken materials."""
+
+    brief: WriterBrief
+    component: FaultSpec
+    values: dict[str, Any] = field(default_factory=dict)  # e.g. {"wrong_value": 12, "fallback": "economy"}
+    extra: Extra | None = None
+    mismatch: Mismatch | None = None
+
+
+class PlanError(Exception):
+    def __init__(self, code: str, detail: str = "") -> None:
+        super().__init__(code)
+        self.code, self.detail = code, detail
+
+
+class Planner:
+    """Plans single-fault cells on graph roots of one adapter."""
+
+    def __init__(self, adapter: Adapter) -> None:
+        self.adapter = adapter
+        self._facts: dict[str, list[SlotFacts]] = {}
+        self._alts: dict[tuple[str, str], list[tuple[Any, GroundTruth]]] = {}
+
+    # ------------------------------------------------------------------ slot knowledge
+    def facts(self, intent: Intent, truth: GroundTruth) -> list[SlotFacts]:
+        if intent.intent_id not in self._facts:
+            self._facts[intent.intent_id] = self.adapter.slot_facts(intent, truth)
+        return self._facts[intent.intent_id]
+
+    def alternatives(self, intent: Intent, truth: GroundTruth, slot: str) -> list[tuple[Any, GroundTruth]]:
+        """Legal other values of ``slot`` whose reading executes to a different, non-empty answer."""
+        key = (intent.intent_id, slot)
+        if key not in self._alts:
+            cond = intent.condition(slot)
+            out = []
+            true_spoken = self.spoken(intent, slot, cond.value).lower() if cond else ""
+            for value in self.adapter.domain(intent, slot):
+                spoken = self.spoken(intent, slot, value).lower()
+                if not spoken or spoken == true_spoken or true_spoken in spoken or spoken in true_spoken:
+                    continue  # a value the text checks could not tell from the truth
+                try:
+                    gt = self.adapter.ground_truth(intent.with_condition(cond.with_value(value)))  # type: ignore[union-attr]
+                except NotExecutable:
+                    continue
+                if not gt.empty and gt.hash != truth.hash:
+                    out.append((value, gt))
+            self._alts[key] = out
+        return self._alts[key]
+
+    def spoken(self, intent: Intent, slot: str, value: Any) -> str:
+        return self.adapter.spoken_value(intent, slot, value)
+
+    def requirements(self, intent: Intent) -> list[Requirement]:
+        return [
+            Requirement(slot=c.slot, phrase=self.adapter.slot_phrase(intent, c.slot),
+                        spoken=self.spoken(intent, c.slot, c.value), ordered=self.adapter.is_ordered_slot(intent, c.slot))
+            for c in intent.conditions
+        ]
+
+    def distinctive(self, intent: Intent, slot: str) -> bool:
+        """The slot's spoken value neither contains nor is contained in another requirement's."""
+        mine = " ".join(content_words(self.spoken(intent, slot, intent.condition(slot).value)))  # type: ignore[union-attr]
+        for c in intent.conditions:
+            if c.slot == slot:
+                continue
+            other = " ".join(content_words(self.spoken(intent, c.slot, c.value)))
+            if not mine or f" {mine} " in f" {other} " or f" {other} " in f" {mine} ":
+                return False
+        return True
+
+    def companion(self, intent: Intent, slot: str) -> str:
+        """Something the target's value could also attach to, that is not itself a requirement."""
+        phrase = self.adapter.slot_phrase(intent, slot)
+        if " new " in phrase:
+            return phrase.replace(" new ", " old ", 1)
+        return f"the other {phrase.split(' ')[-1]}"
+
+    def _lexical_pairs(self, intent: Intent, truth: GroundTruth, slot: str) -> list[tuple[str, Any]]:
+        """(ambiguous word, other value): words shared by the true and another value's spoken form."""
+        cond = intent.condition(slot)
+        if cond is None:
+            return []
+        true_words = content_words(self.spoken(intent, slot, cond.value))
+        out = []
+        for value, _ in self.alternatives(intent, truth, slot):
+            shared = [w for w in true_words if w in content_words(self.spoken(intent, slot, value))]
+            if shared and len(shared) < len(true_words):
+                out.append((" ".join(shared), value))
+        return out
+
+    # ------------------------------------------------------------------------ cells
+    def cells(self, graph: IntentGraph, types: list[str]) -> list[CellPlan]:
+        root, truth = graph.root.intent, graph.root.ground_truth
+        support = self.adapter.fault_support()
+        facts = self.facts(root, truth)
+        out = []
+        for type_id in types:
+            ft = fault_type(type_id)
+            common = dict(benchmark=graph.benchmark, task_id=graph.task_id, graph_id=graph.graph_id, fault_type=type_id)
+            sup = support.get(type_id)
+            if sup is None or not sup.supported:
+                out.append(CellPlan(**common, status="unsupported", reason=sup.reason if sup else "not declared by the adapter"))
+                continue
+            targets, reason = self._targets(ft, root, truth, facts)
+            if not targets:
+                out.append(CellPlan(**common, status="skipped", reason=reason))
+            else:
+                out.append(CellPlan(**common, status="planned", targets=tuple(targets)))
+        return out
+
+    def _targets(self, ft: FaultType, root: Intent, truth: GroundTruth, facts: list[SlotFacts]) -> tuple[list[str | None], str]:
+        if ft.extraction == ExtractionClass.extras:
+            return ([None], "") if self.adapter.extras(root) else ([], "no_executable_extra_detail")
+        if ft.extraction == ExtractionClass.mismatch:
+            return ([None], "") if self.adapter.mismatches(root) else ([], "no_mismatched_operation")
+        if ft.extraction in (ExtractionClass.noise, ExtractionClass.oblique):
+            return [None], ""
+        if ft.extraction == ExtractionClass.presupposed:
+            slots = [f.slot for f in facts if self.alternatives(root, truth, f.slot)]
+            return (slots, "") if slots else ([], "no_fallback_value")
+        verdict = applicable(ft, facts)
+        if not verdict.applicable:
+            return [], verdict.reason
+        slots = list(verdict.slots)
+        if ft.id != "syntactic_ambiguity":  # the text checks look for the target's value by its words
+            slots = [s for s in slots if self.distinctive(root, s)]
+            if not slots:
+                return [], "target_value_not_distinctive"
+        if ft.extraction == ExtractionClass.substituted:
+            slots = [s for s in slots if self.alternatives(root, truth, s)]
+            return (slots, "") if slots else ([], "no_plausible_wrong_value")
+        if ft.id == "lexical_ambiguity":
+            slots = [s for s in slots if self._lexical_pairs(root, truth, s)]
+            return (slots, "") if slots else ([], "no_word_with_two_senses")
+        return slots, ""
+
+    # --------------------------------------------------------------------- attempts
+    def attempt(self, cell: CellPlan, graph: IntentGraph, attempt: int) -> AttemptPlan:
+        if cell.status != "planned":
+            raise PlanError(f"plan:{cell.status}", cell.reason)
+        root, truth = graph.root.intent, graph.root.ground_truth
+        ft = fault_type(cell.fault_type)
+        target = cell.targets[attempt % len(cell.targets)]
+        turn = attempt // len(cell.targets)
+        materials = Materials()
+        plan = AttemptPlan(
+            brief=WriterBrief(benchmark=graph.benchmark, context=self.adapter.context_line(root),
+                              request=self.adapter.request_phrase(root), requirements=self.requirements(root),
+                              fault_type=ft.id, target=target, attempt=attempt),
+            component=FaultSpec(fault_type=ft.id, target=target),
+        )
+        if ft.extraction in (ExtractionClass.substituted, ExtractionClass.presupposed):
+            value, _ = self.alternatives(root, truth, target)[turn % len(self.alternatives(root, truth, target))]  # type: ignore[arg-type]
+            key = "wrong_value" if ft.extraction == ExtractionClass.substituted else "fallback"
+            setattr(materials, key, self.spoken(root, target, value))  # type: ignore[arg-type]
+            plan.values[key] = value
+        elif ft.id == "referential_ambiguity":
+            materials.pointer = POINTERS[turn % len(POINTERS)]
+        elif ft.id == "vagueness_subjectivity":
+            materials.vague_word = VAGUE_WORDS[turn % len(VAGUE_WORDS)]
+        elif ft.id == "lexical_ambiguity":
+            pairs = self._lexical_pairs(root, truth, target)  # type: ignore[arg-type]
+            word, other = pairs[turn % len(pairs)]
+            cond = root.condition(target)  # type: ignore[arg-type]
+            materials.ambiguous_word = word
+            materials.senses = [self.spoken(root, target, cond.value), self.spoken(root, target, other)]  # type: ignore[union-attr,arg-type]
+            plan.values["other_sense"] = other
+        elif ft.id == "syntactic_ambiguity":
+            materials.companion = self.companion(root, target)  # type: ignore[arg-type]
+        elif ft.extraction == ExtractionClass.extras:
+            extras = self.adapter.extras(root)
+            plan.extra = extras[turn % len(extras)]
+            materials.extra = plan.extra.phrase
+        elif ft.extraction == ExtractionClass.mismatch:
+            mismatches = self.adapter.mismatches(root)
+            plan.mismatch = mismatches[turn % len(mismatches)]
+            materials.mismatch = plan.mismatch.phrase
+        elif ft.extraction == ExtractionClass.noise:
+            materials.off_topic = OFF_TOPICS[(attempt + int(graph.graph_id[:4], 16)) % len(OFF_TOPICS)]
+        plan.brief = plan.brief.model_copy(update={"materials": materials})
+        return plan
+
+
+def value_from_spoken(adapter: Adapter, intent: Intent, slot: str, spoken: str | None) -> tuple[bool, Any]:
+    """Map a value as stated in a text back to the slot's legal values (exact spoken match)."""
+    if not spoken:
+        return False, None
+    norm = " ".join(content_words(spoken))
+    cond = intent.condition(slot)
+    candidates = ([cond.value] if cond else []) + adapter.domain(intent, slot)
+    for value in candidates:
+        if " ".join(content_words(adapter.spoken_value(intent, slot, value))) == norm:
+            return True, value
+    for value in candidates:  # tolerate a stated value that adds or drops filler words
+        said = " ".join(content_words(adapter.spoken_value(intent, slot, value)))
+        if said and (said in norm or norm in said) and len(norm) >= 2:
+            return True, value
+    return False, canonical_json(spoken)

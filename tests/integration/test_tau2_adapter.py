@@ -1,0 +1,150 @@
+"""The tau2 adapters on the real tau2 package data and environments (no mocks)."""
+
+import os
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from miscue.host import NotExecutable
+from adapters.tau2 import Tau2Adapter
+from adapters.tau2.exec import NaiveExecutor, ToolCall
+from miscue.schema import Condition
+
+
+def checks(adapter):
+    return {s.task_id: adapter.validate(s) for s in adapter.load_seeds()}
+
+
+def test_seed_validation_and_reasons(retail, airline):
+    r, a = checks(retail), checks(airline)
+    assert len(r) == 114 and len(a) == 50
+    rc, ac = Counter(c.code for c in r.values()), Counter(c.code for c in a.values())
+    assert rc["ok"] >= 100 and ac["ok"] == 30
+    # 12 asks for a refund the tools refuse, 105 an exchange the gift card cannot pay:
+    # tau2 replays them (swallowing the error) and nothing changes
+    assert r["12"].code == r["105"].code == "seed:state_unchanged"
+    assert "original payment method" in r["12"].detail
+    assert a["0"].code == "seed:no_write_actions"
+    assert all(c.detail for c in list(r.values()) + list(a.values()) if not c.ok)
+
+
+def test_lifted_conditions_speak_like_a_user(retail):
+    intent = retail.validate(next(s for s in retail.load_seeds() if s.task_id == "0")).intent
+    conds = {c.slot: c.value for c in intent.conditions}
+    assert conds["exchange.order"] == "#W2378156"
+    assert conds["exchange.item1.switch type"] == "clicky"
+    assert {"product": "Mechanical Keyboard"} in conds["exchange.items"]
+    assert not any(str(v).isdigit() and len(str(v)) == 10 for v in conds.values()), "no item ids"
+    assert intent.base == {"customer": "yusuf_rossi_9620", "request": ["exchange"]}
+
+
+def test_root_reproduces_the_golden_state_of_tau2_itself(retail, airline):
+    """The lifted intent executes to exactly the state tau2's own golden replay reaches."""
+    for adapter in (retail, airline):
+        naive = NaiveExecutor(adapter.domain_name)
+        seeds = {s.task_id: s for s in adapter.load_seeds()}
+        states_fast, states_naive = {}, {}
+        for tid, check in list(checks(adapter).items())[:40]:
+            if not check.ok:
+                continue
+            golden = naive.run(adapter.golden_calls(seeds[tid]))
+            (recipe,) = adapter.compile(check.intent)
+            ours = naive.run(recipe.calls)
+            assert ours.state == golden.state, tid
+            states_fast[tid] = adapter.ground_truth(check.intent).value
+            states_naive[tid] = golden.state
+        # same partition of tasks by state under both paths
+        by_fast = {tid: [t for t in states_fast if states_fast[t] == v] for tid, v in states_fast.items()}
+        by_naive = {tid: [t for t in states_naive if states_naive[t] == v] for tid, v in states_naive.items()}
+        assert by_fast == by_naive
+
+
+def test_withholding_widens_and_adding_narrows(retail):
+    intent = retail.validate(next(s for s in retail.load_seeds() if s.task_id == "0")).intent
+    truth = retail.ground_truth(intent)
+    assert len(truth.value) == 1
+    assert retail.ground_truth(intent.without("exchange.payment")).issuperset(truth)
+    wider_option = retail.ground_truth(intent.without("exchange.item1.switch type"))
+    assert wider_option.issuperset(truth) and len(wider_option.value) > 1
+    other = retail.domain(intent, "exchange.item1.switch type")
+    assert other and "clicky" not in other
+    moved = retail.ground_truth(intent.with_condition(Condition(slot="exchange.item1.switch type", value=other[0])))
+    assert moved.hash != truth.hash or moved.empty
+
+
+def test_modify_items_pair_order_is_kept(retail):
+    """Upstream quirk: modify_pending_order_items copies the last new item to every line."""
+    seeds = {s.task_id: s for s in retail.load_seeds()}
+    call = next(c for c in retail.golden_calls(seeds["20"]) if c.name == "modify_pending_order_items")
+    args = call.arguments
+    if len(args["item_ids"]) > 1:
+        swapped = dict(args, item_ids=args["item_ids"][::-1], new_item_ids=args["new_item_ids"][::-1])
+        a = retail.run((call,), use_cache=False)
+        b = retail.run((ToolCall.make(call.name, swapped),), use_cache=False)
+        assert a.ok and b.ok and a.state != b.state
+
+
+def _accepted_basic_economy_change(airline):
+    """A flight change on a basic-economy reservation that tau2's tool accepts."""
+    from adapters.tau2.airline import alternatives
+
+    db = airline.db.raw
+    for rid, res in db["reservations"].items():
+        if res["cabin"] != "basic_economy" or res.get("status") == "cancelled" or len(res["flights"]) != 1:
+            continue
+        seg = {k: res["flights"][0][k] for k in ("flight_number", "date")}
+        if seg["date"] <= "2024-05-16":
+            continue
+        card = next((p for p in db["users"][res["user_id"]]["payment_methods"] if p.startswith("credit_card")), None)
+        for alt in alternatives(airline.db, seg):
+            if alt == seg or card is None:
+                continue
+            call = ToolCall.make("update_reservation_flights", {"reservation_id": rid, "cabin": "basic_economy", "flights": [alt], "payment_id": card})
+            if airline.run((call,), use_cache=False).ok:
+                return res, call
+    raise AssertionError("no accepted basic-economy flight change found")
+
+
+def test_airline_policy_gate_blocks_what_the_tools_allow(airline):
+    from miscue.schema import Intent
+
+    res, call = _accepted_basic_economy_change(airline)  # the tool accepts it ...
+    args = call.arguments
+    intent = Intent(benchmark="tau2-airline", adapter=airline.adapter_id, env_id=airline.env_id,
+                    base={"customer": res["user_id"], "request": ["change_flights"]},
+                    conditions=(Condition(slot="change_flights.reservation", value=args["reservation_id"]),
+                                Condition(slot="change_flights.cabin", value="basic_economy"),
+                                Condition(slot="change_flights.flights", value=args["flights"]),
+                                Condition(slot="change_flights.payment", value=args["payment_id"])))
+    with pytest.raises(NotExecutable) as exc:  # ... but the policy forbids it
+        airline.compile(intent)
+    assert exc.value.code == "policy"
+
+
+def test_compile_rejects_unknown_slots(retail):
+    intent = retail.validate(next(s for s in retail.load_seeds() if s.task_id == "0")).intent
+    with pytest.raises(NotExecutable) as exc:
+        retail.compile(intent.with_condition(Condition(slot="exchange.colour_of_sky", value="blue")))
+    assert exc.value.code == "unknown_slot"
+
+
+def test_fast_path_leaves_the_database_pristine(airline):
+    airline.run(airline.compile(airline.validate(next(s for s in airline.load_seeds() if s.task_id == "8")).intent)[0].calls, use_cache=False)
+    assert airline.executor.full_hash() == NaiveExecutor("airline").run(()).state
+
+
+def test_tau2_import_is_quiet_and_ignores_dotenv(tmp_path):
+    (tmp_path / ".env").write_text("MISCUE_PLANTED_SECRET=leaked\n")
+    code = (
+        "import os; from adapters.tau2 import Tau2Adapter; a = Tau2Adapter('airline');"
+        "a.run(tuple(a.golden_calls(next(s for s in a.load_seeds() if s.task_id == '9'))), use_cache=False);"
+        "print(os.environ.get('MISCUE_PLANTED_SECRET'))"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": root})
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "None"
+    assert proc.stderr.strip() == "", proc.stderr[:500]

@@ -1,0 +1,73 @@
+"""Hand-built writer briefs in two domains (a retail exchange, an airline flight change), one plan
+per fault type: the fixtures of the offline-model and card tests (independent of any host)."""
+
+from __future__ import annotations
+
+from miscue.briefs import ExtractionInput, Materials, Requirement, WriterBrief
+
+RETAIL = dict(
+    benchmark="tau2-retail",
+    context="You are a customer of an online store, chatting with its customer service agent.",
+    request="exchange an item from a delivered order",
+    requirements=[
+        Requirement(slot="order_id", phrase="the order", spoken="#W2378156"),
+        Requirement(slot="old_item", phrase="the item to exchange", spoken="the mechanical keyboard"),
+        Requirement(slot="new_switch_type", phrase="the new switch type", spoken="clicky"),
+        Requirement(slot="new_size", phrase="the new keyboard size", spoken="full size", ordered=True),
+        Requirement(slot="payment_method_id", phrase="the payment method", spoken="my credit card ending in 7447"),
+    ],
+)
+RETAIL_PLANS = {
+    "indirect_intent": (None, {}),
+    "contextual_irrelevance": (None, {"off_topic": "my neighbour's vegetable garden"}),
+    "factual_error": ("new_switch_type", {"wrong_value": "tactile"}),
+    "false_presupposition": ("new_switch_type", {"fallback": "linear"}),
+    "tool_capability_mismatch": (None, {"mismatch": "return the mechanical keyboard for a refund"}),
+    "insufficient_information": ("new_switch_type", {}),
+    "irrelevant_information": (None, {"extra": "I'd prefer the replacement to have a white backlight"}),
+    "lexical_ambiguity": ("payment_method_id", {"ambiguous_word": "my card",
+                                                "senses": ["my credit card ending in 7447", "my gift card"]}),
+    "syntactic_ambiguity": ("new_switch_type", {"companion": "the keycaps"}),
+    "referential_ambiguity": ("old_item", {"pointer": "the usual one"}),
+    "vagueness_subjectivity": ("new_size", {"vague_word": "a comfortable"}),
+}
+
+AIRLINE = dict(
+    benchmark="tau2-airline",
+    context="You are a passenger talking to an airline's customer service agent about an existing booking.",
+    request="change the flights on a reservation",
+    requirements=[
+        Requirement(slot="reservation_id", phrase="the reservation", spoken="4WQ150"),
+        Requirement(slot="new_date", phrase="the new travel date", spoken="May 24", ordered=True),
+        Requirement(slot="cabin_class", phrase="the cabin", spoken="business"),
+        Requirement(slot="payment_id", phrase="the payment method", spoken="my Visa card ending in 2051"),
+    ],
+)
+AIRLINE_PLANS = {
+    "indirect_intent": (None, {}),
+    "contextual_irrelevance": (None, {"off_topic": "the marathon I am training for"}),
+    "factual_error": ("new_date", {"wrong_value": "May 25"}),
+    "false_presupposition": ("cabin_class", {"fallback": "economy"}),
+    "tool_capability_mismatch": (None, {"mismatch": "cancel the reservation and book a new one"}),
+    "insufficient_information": ("reservation_id", {}),
+    "irrelevant_information": (None, {"extra": "with one checked bag"}),
+    "lexical_ambiguity": ("payment_id", {"ambiguous_word": "my Visa",
+                                         "senses": ["my Visa card ending in 2051", "my Visa debit card"]}),
+    "syntactic_ambiguity": ("cabin_class", {"companion": "the return flight"}),
+    "referential_ambiguity": ("reservation_id", {"pointer": "the one I booked last week"}),
+    "vagueness_subjectivity": ("new_date", {"vague_word": "a convenient"}),
+}
+
+DOMAINS = {"retail": (RETAIL, RETAIL_PLANS), "airline": (AIRLINE, AIRLINE_PLANS)}
+
+
+def make_brief(domain: str, fault_type: str, attempt: int = 0) -> WriterBrief:
+    base, plans = DOMAINS[domain]
+    target, materials = plans[fault_type]
+    return WriterBrief(**base, fault_type=fault_type, target=target, materials=Materials(**materials),
+                       attempt=attempt)
+
+
+def extraction_input(brief: WriterBrief, text: str) -> ExtractionInput:
+    return ExtractionInput(context=brief.context, request=brief.request,
+                           requirements=brief.requirements, text=text)

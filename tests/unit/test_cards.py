@@ -1,0 +1,266 @@
+"""Prompt cards and extraction forms (miscue.writing, prompts/)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from miscue.briefs import FLAWS, ExtractionInput, Materials, WriterBrief
+from miscue.offline import writer
+from miscue.taxonomy import FAULT_TYPES
+from miscue.writing import (
+    PROMPTS_DIR,
+    PromptSet,
+    card_versions,
+    parse_blind,
+    parse_targeted,
+    render_blind,
+    render_targeted,
+    render_writer,
+)
+
+from support.briefs import DOMAINS, extraction_input, make_brief
+
+# Every way a fault type could be named in a form (ids and their human spellings).
+TYPE_NAMES = sorted({n for ft in FAULT_TYPES for n in (ft, ft.replace("_", " "))}
+                    | {"vagueness", "subjectivity", "presupposition", "irrelevance", "indirect",
+                       "capability", "insufficient", "irrelevant", "lexical", "syntactic", "referential"})
+HOST_WORDS = ("retail", "airline", "webshop", "tau2", "flight", "reservation", "keyboard", "cabin",
+              "benchmark", "order #", "luggage", "baggage")
+
+
+def materials_of(brief: WriterBrief) -> list[str]:
+    m = brief.materials
+    values = [m.wrong_value, m.fallback, m.pointer, m.vague_word, m.ambiguous_word, m.companion,
+              m.extra, m.mismatch, m.off_topic, *m.senses]
+    truths = {r.spoken.lower() for r in brief.requirements}
+    return [v for v in values if v and v.lower() not in truths]
+
+
+def user(messages: list[dict]) -> str:
+    assert [m["role"] for m in messages] == ["system", "user"]
+    return messages[1]["content"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Cards
+# ---------------------------------------------------------------------------------------------
+
+
+def test_every_fault_type_has_a_card():
+    cards = {p.stem for p in (PROMPTS_DIR / "cards").glob("*.j2")}
+    assert cards == set(FAULT_TYPES)
+    assert (PROMPTS_DIR / "writer.j2").is_file()
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+@pytest.mark.parametrize("fault_type", list(FAULT_TYPES))
+def test_card_renders_with_the_brief_embedded(domain, fault_type):
+    brief = make_brief(domain, fault_type, attempt=2)
+    messages, version = render_writer(brief)
+    system, text = messages[0]["content"], user(messages)
+    assert re.fullmatch(r"[0-9a-f]{16}", version)
+    # the generic rules
+    for rule in ("first person", "130 words", "verbatim", "instructions", "slot ids"):
+        assert rule in system
+    # the brief as JSON, readable by any model
+    found = re.findall(r"<brief>(.*?)</brief>", text, re.DOTALL)
+    assert len(found) == 1 and WriterBrief.model_validate_json(found[0]) == brief
+    # the card: definition, an example, the rule, the materials
+    for part in ("Definition:", "Example of the flaw alone", "Rule for this flaw:", "How to use the material"):
+        assert part in text
+    for material in materials_of(brief):
+        assert material in text, material
+    for r in brief.requirements:
+        assert f'"{r.spoken}"' in text and r.phrase in text
+    assert brief.request in text and brief.context in text
+    assert "Variation 3" in text
+    assert "None" not in text.split("<brief>")[0]
+
+
+def test_card_text_follows_the_plan():
+    fe, _ = render_writer(make_brief("retail", "factual_error"))
+    assert 'wrong value "tactile"' in user(fe) and "the new switch type" in user(fe)
+    fp, _ = render_writer(make_brief("airline", "false_presupposition"))
+    assert 'settle for "economy"' in user(fp) and '"business"' in user(fp)
+    lex, _ = render_writer(make_brief("retail", "lexical_ambiguity"))
+    assert '"my credit card ending in 7447" (the one you mean) and "my gift card" (the other)' in user(lex)
+    ci, _ = render_writer(make_brief("retail", "contextual_irrelevance"))
+    assert "220 words" in user(ci) and "at least 25 words" in user(ci)
+
+
+@pytest.mark.parametrize("fault_type", list(FAULT_TYPES))
+def test_card_renders_without_materials(fault_type):
+    brief = make_brief("retail", fault_type).model_copy(update={"materials": Materials(), "target": None})
+    messages, _ = render_writer(brief)
+    assert "Rule for this flaw:" in user(messages)
+
+
+def test_cards_speak_no_host():
+    for path in sorted((PROMPTS_DIR / "cards").glob("*.j2")) + [PROMPTS_DIR / "writer.j2"]:
+        source = path.read_text(encoding="utf-8").lower()
+        for word in HOST_WORDS:
+            assert word not in source, (path.name, word)
+
+
+def test_unknown_fault_type_is_refused():
+    brief = make_brief("retail", "factual_error").model_copy(update={"fault_type": "typo"})
+    with pytest.raises(ValueError, match="unknown fault type 'typo'"):
+        render_writer(brief)
+
+
+# ---------------------------------------------------------------------------------------------
+# Versions
+# ---------------------------------------------------------------------------------------------
+
+
+def test_versions_are_stable_and_distinct():
+    versions = card_versions()
+    assert set(versions) == set(FAULT_TYPES) | {"extract_blind", "extract_targeted"}
+    assert all(re.fullmatch(r"[0-9a-f]{16}", v) for v in versions.values())
+    assert len(set(versions.values())) == len(versions)
+    assert versions == card_versions() == PromptSet(PROMPTS_DIR).versions()
+    for ft in FAULT_TYPES:
+        assert render_writer(make_brief("retail", ft))[1] == versions[ft]
+    inp = extraction_input(make_brief("retail", "factual_error"), "text")
+    assert render_blind(inp)[1] == versions["extract_blind"]
+    assert render_targeted(inp, "marked")[1] == versions["extract_targeted"]
+
+
+def test_editing_a_template_changes_exactly_the_versions_that_use_it(tmp_path):
+    root = tmp_path / "prompts"
+    shutil.copytree(PROMPTS_DIR, root)
+    before = PromptSet(root).versions()
+    assert before == card_versions()
+
+    card = root / "cards" / "referential_ambiguity.j2"
+    card.write_text(card.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
+    after_card = PromptSet(root).versions()
+    changed = {k for k in before if before[k] != after_card[k]}
+    assert changed == {"referential_ambiguity"}
+    brief = make_brief("retail", "referential_ambiguity")
+    messages, version = PromptSet(root).render_writer(brief)
+    assert version == after_card["referential_ambiguity"] and "One more line." in user(messages)
+
+    frame = root / "writer.j2"
+    frame.write_text(frame.read_text(encoding="utf-8").replace("plain conversational English",
+                                                               "plain, friendly English"), encoding="utf-8")
+    after_frame = PromptSet(root).versions()
+    changed = {k for k in before if after_card[k] != after_frame[k]}
+    assert changed == set(FAULT_TYPES)
+
+    form = root / "extract_blind.j2"
+    form.write_text(form.read_text(encoding="utf-8") + " ", encoding="utf-8")
+    after_form = PromptSet(root).versions()
+    assert {k for k in before if after_frame[k] != after_form[k]} == {"extract_blind"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Extraction forms
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+@pytest.mark.parametrize("fault_type", list(FAULT_TYPES))
+def test_blind_form_never_reveals_the_plan(domain, fault_type):
+    brief = make_brief(domain, fault_type, attempt=1)
+    # on a neutral text, nothing of the plan may appear anywhere in the form
+    neutral = extraction_input(brief, writer.write_plain(brief))
+    # on the faulty text, nothing of the plan may appear outside the quoted text
+    faulty = extraction_input(brief, writer.write(brief))
+    for inp in (neutral, faulty):
+        messages, _ = render_blind(inp)
+        whole = "\n".join(m["content"] for m in messages)
+        outside = whole.replace(json.dumps(inp.text)[1:-1], "").replace(inp.text, "").lower()
+        for name in TYPE_NAMES:
+            assert name not in outside, name
+        truthless = outside
+        for r in brief.requirements:  # the truth is shown on purpose; a material may be part of it
+            truthless = truthless.replace(r.spoken.lower(), "")
+        for material in materials_of(brief):
+            assert material.lower() not in truthless, material
+        assert "<form>" not in whole
+        found = re.findall(r"<input>(.*?)</input>", whole, re.DOTALL)
+        assert len(found) == 1 and ExtractionInput.model_validate_json(found[0]) == inp
+        for r in brief.requirements:
+            assert r.slot in whole and r.phrase in whole and r.spoken in whole
+        for flaw in (*FLAWS, "none"):
+            assert f"- {flaw}:" in whole
+    assert fault_type not in json.dumps(ExtractionInput.model_json_schema())
+
+
+@pytest.mark.parametrize("flaw", FLAWS)
+def test_targeted_form_asks_for_what_its_class_needs(flaw):
+    brief = make_brief("airline", "factual_error")
+    inp = extraction_input(brief, writer.write_plain(brief))
+    messages, version = render_targeted(inp, flaw)
+    text = user(messages)
+    assert re.findall(r"<form>(.*?)</form>", text) == [flaw]
+    found = re.findall(r"<input>(.*?)</input>", text, re.DOTALL)
+    assert len(found) == 1 and ExtractionInput.model_validate_json(found[0]) == inp
+    needs = {"substituted": ["requirement", "stated_value"],
+             "presupposed": ["requirement", "clause", "fallback"],
+             "withheld": ["requirement"],
+             "marked": ["requirement", "surface"],
+             "ambiguous": ["requirement", "surface", "second_reading"],
+             "extras": ["detail"], "mismatch": ["operation"], "noise": ["span"],
+             "oblique": ["request_stated"]}[flaw]
+    shape = re.search(r"Answer shape: (.*)", text).group(1)
+    keys = set(re.findall(r'"(\w+)":', shape)) - {"flaw"}
+    assert keys == set(needs)
+    for name in TYPE_NAMES:
+        assert name not in text.lower().replace(inp.text.lower(), ""), name
+
+
+def test_targeted_form_refuses_an_unknown_class():
+    inp = extraction_input(make_brief("retail", "factual_error"), "text")
+    with pytest.raises(ValueError, match="no targeted form"):
+        render_targeted(inp, "none")
+    with pytest.raises(ValueError, match="no targeted form"):
+        render_targeted(inp, "factual_error")
+
+
+# ---------------------------------------------------------------------------------------------
+# Reply parsing
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reply,expected", [
+    ('{"flaw": "marked", "requirement": "old_item"}', ("marked", "old_item")),
+    ('Sure!\n```json\n{"flaw": "none", "requirement": null}\n```', ("none", None)),
+    ('{"flaw": "Noise", "requirement": "null"}', ("noise", None)),
+    ('{"flaw": "withheld"}', ("withheld", None)),
+])
+def test_parse_blind_accepts_well_formed_replies(reply, expected):
+    found = parse_blind(reply)
+    assert found is not None and (found.flaw, found.requirement) == expected
+
+
+@pytest.mark.parametrize("reply", [
+    None, "", "no json here", '{"flaw": "factual_error", "requirement": "x"}', '{"requirement": "x"}',
+    '{"flaw": "marked", "requirement": 3}', '["flaw", "marked"]', '{"flaw": "marked", "requirement": "x"',
+])
+def test_parse_blind_rejects_malformed_replies(reply):
+    assert parse_blind(reply) is None
+
+
+def test_parse_targeted():
+    found = parse_targeted('{"flaw": "presupposed", "requirement": "cabin_class", '
+                           '"clause": "since business is gone", "fallback": "economy", "extra_key": 1}')
+    assert found is not None and (found.requirement, found.clause, found.fallback) == (
+        "cabin_class", "since business is gone", "economy")
+    assert parse_targeted('{"flaw": "oblique", "request_stated": false}').request_stated is False
+    assert parse_targeted('{"flaw": "oblique", "request_stated": "no"}') is None
+    assert parse_targeted('{"flaw": "substituted", "stated_value": ["a", "b"]}') is None
+    assert parse_targeted('{"flaw": "bogus"}') is None
+    assert parse_targeted("nothing") is None
+
+
+def test_prompt_set_reports_a_missing_template(tmp_path):
+    with pytest.raises(FileNotFoundError, match="writer.j2"):
+        PromptSet(tmp_path).versions()
+    assert Path(PROMPTS_DIR).name == "prompts"

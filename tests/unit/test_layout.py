@@ -1,0 +1,90 @@
+"""The house DESIGN section 2 describes: every room it names exists, no module is too broad to read,
+and import tricks stay where they must be (the layers themselves are import-linter's contracts,
+run by `make lint`)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("miscue", "adapters", "verifiers", "flows")
+
+#: The tree of DESIGN section 2 (a package may stand for a module the design names:
+#: ``miscue/planning/`` for ``planning.py``).
+DESIGNED = [
+    "pyproject.toml",
+    "miscue/schema.py", "miscue/taxonomy.py", "miscue/host.py", "miscue/errors.py", "miscue/config.py",
+    "miscue/graphs.py", "miscue/planning/", "miscue/writing.py", "miscue/llm/", "miscue/offline/",
+    "miscue/corpus/", "miscue/reports/",
+    "adapters/tau2/", "adapters/webshop/",
+    "verifiers/",
+    "flows/stages/attempt.py", "flows/stages/single.py", "flows/stages/composite.py", "flows/stages/regenerate.py",
+    "flows/stages/publish.py", "flows/prefect_flows.py", "flows/deployment.py", "flows/registry.py", "flows/cli/",
+    "prompts/", "perf/",
+    "tests/unit/", "tests/integration/", "tests/drills/", "tests/support/",
+]
+MODULE_LINES = 500
+# the one module that sets Prefect's environment before importing it
+E402_ALLOWED = {"flows/prefect_flows.py"}
+E402 = "noqa: " + "E402"  # (spelt apart, so this file does not match itself)
+
+
+def _modules() -> list[Path]:
+    return sorted(p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py") if "__pycache__" not in p.parts)
+
+
+@pytest.mark.parametrize("path", DESIGNED)
+def test_every_room_of_the_design_exists(path):
+    target = ROOT / path
+    assert (target.is_dir() and any(target.iterdir())) if path.endswith("/") else target.is_file(), path
+
+
+def test_the_listed_tree_is_the_designs_own():
+    """When the design is next to the repository, its section 2 names the same rooms."""
+    design = ROOT.parent / "shared" / "DESIGN.md"
+    if not design.exists():
+        pytest.skip("DESIGN.md is not next to this checkout")
+    text = design.read_text(encoding="utf-8")
+    section = text[text.index("## 2. Layout"):text.index("## 3.")]
+    for path in DESIGNED:
+        name = Path(path.rstrip("/")).name
+        stem = name.removesuffix(".py")
+        assert stem in section, f"{path} is not in DESIGN section 2"
+
+
+def test_no_module_is_too_broad_to_read():
+    long = {str(p.relative_to(ROOT)): n for p in _modules() if (n := len(p.read_text(encoding="utf-8").splitlines())) > MODULE_LINES}
+    assert not long, f"modules over {MODULE_LINES} lines: {long}"
+
+
+def test_no_banner_separates_the_parts_of_a_module():
+    """A module that needs a banner comment to separate its parts is two modules (DESIGN section 2)."""
+    banner = re.compile(r"^# ?[-=]{20,}", re.M)
+    found = [str(p.relative_to(ROOT)) for p in _modules() if banner.search(p.read_text(encoding="utf-8"))]
+    assert not found, found
+
+
+def test_imports_sit_at_the_top_except_where_prefect_needs_its_environment():
+    found = []
+    for p in sorted(ROOT.rglob("*.py")):
+        rel = p.relative_to(ROOT).as_posix()
+        if rel.startswith((".venv/", "artifacts/")) or "__pycache__" in rel:
+            continue
+        if E402 in p.read_text(encoding="utf-8") and rel not in E402_ALLOWED:
+            found.append(rel)
+    assert not found, found
+
+
+def test_no_private_name_is_imported_from_another_module():
+    found = []
+    for p in _modules():
+        tree = ast.parse(p.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in PACKAGES:
+                found += [f"{p.relative_to(ROOT)}: {node.module}.{a.name}" for a in node.names
+                          if a.name.startswith("_") and not a.name.startswith("__")]
+    assert not found, found

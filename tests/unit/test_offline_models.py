@@ -1,0 +1,461 @@
+"""The embedded offline models (miscue.offline): the writer realises every card's operation, and
+both extractors, called through litellm on the rendered forms, recover what was planned.
+
+The briefs (tests/support/briefs.py) are hand-built in two domains (a retail exchange, an airline
+flight change). The mechanical rules checked on the writer's texts are written here,
+independently of the writer and of the extractors.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from miscue.briefs import ExtractionInput, Materials, WriterBrief
+from miscue.llm.env import load_litellm
+from miscue.offline import extractors, provider, writer
+from miscue.offline.writer import frames as sentence_frames
+from miscue.taxonomy import FAULT_TYPES
+from miscue.writing import parse_blind, parse_targeted, render_blind, render_targeted, render_writer
+from support.briefs import DOMAINS, RETAIL, extraction_input, make_brief
+
+litellm = load_litellm()  # with its offline environment set before the import
+
+ATTEMPTS = range(4)
+
+CASES = [(d, ft, a) for d in DOMAINS for ft in FAULT_TYPES for a in ATTEMPTS]
+CASE_IDS = [f"{d}-{ft}-{a}" for d, ft, a in CASES]
+
+# ---------------------------------------------------------------------------------------------
+# The mechanical rules (written here, not borrowed from the writer or the extractors)
+# ---------------------------------------------------------------------------------------------
+
+REQUEST_PHRASES = ("i want", "i need", "i would like", "i'd like", "please", "can you", "could you",
+                   "would you", "looking for", "help me")
+META = re.compile(r"\b(?:flaw|fault|fault card|brief|instruction|instructions|as an ai|language model|"
+                  r"placeholder|slot|variation|requirement)s?\b", re.IGNORECASE)
+PREMISE_MARKER = re.compile(r"^(?:since|given that|now that|because|as|seeing that)\b")
+SETTLE = r"(?:settle for|make do with|go with|accept|take)"
+
+
+def has(text: str, needle: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(needle.lower())}(?!\w)", text.lower()) is not None
+
+
+def count(text: str, needle: str) -> int:
+    return len(re.findall(rf"(?<!\w){re.escape(needle.lower())}(?!\w)", text.lower()))
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def clauses(text: str) -> list[str]:
+    return [c.strip().lower() for c in re.split(r"[,;.!?()]", text) if c.strip()]
+
+
+def violations(brief: WriterBrief, text: str) -> list[str]:
+    """Every mechanical rule the text breaks (an empty list: the text passes)."""
+    out: list[str] = []
+    ft, t, m = brief.fault_type, brief.requirement(brief.target), brief.materials
+    if not text.strip():
+        return ["empty"]
+    limit = 220 if ft == "contextual_irrelevance" else 130
+    if words(text) > limit:
+        out.append(f"too long: {words(text)} words")
+    for r in brief.requirements:
+        if has(text, r.slot):
+            out.append(f"slot id leaked: {r.slot}")
+        if (t is None or r.slot != t.slot) and not has(text, r.spoken):
+            out.append(f"value missing: {r.spoken}")
+    if re.search(r"\b[a-z0-9]+(?:_[a-z0-9]+)+\b", text):
+        out.append("snake_case")
+    if META.search(text):
+        out.append(f"meta-commentary: {META.search(text).group(0)}")
+    if re.search(r"[{}<>]|\bNone\b|=", text):
+        out.append("template or markup residue")
+
+    if ft == "factual_error":
+        if has(text, t.spoken):
+            out.append("true value present")
+        if not has(text, m.wrong_value):
+            out.append("wrong value absent")
+    elif ft == "insufficient_information":
+        if has(text, t.spoken) or has(text, t.phrase):
+            out.append("omitted requirement present")
+    elif ft in ("referential_ambiguity", "vagueness_subjectivity", "lexical_ambiguity"):
+        material = {"referential_ambiguity": m.pointer, "vagueness_subjectivity": m.vague_word,
+                    "lexical_ambiguity": m.ambiguous_word}[ft]
+        if has(text, t.spoken):
+            out.append("true value present")
+        if not has(text, material):
+            out.append(f"material absent: {material}")
+    elif ft == "false_presupposition":
+        premises = [c for c in clauses(text) if PREMISE_MARKER.match(c) and has(c, t.spoken)]
+        if not premises:
+            out.append("no premise clause naming the true value")
+        if not re.search(rf"{SETTLE}\s+{re.escape(m.fallback.lower())}(?!\w)", text.lower()):
+            out.append("fallback not settled for")
+    elif ft == "syntactic_ambiguity":
+        if count(text, t.spoken) != 1:
+            out.append(f"value stated {count(text, t.spoken)} times")
+        holders = [c for c in clauses(text) if has(c, t.spoken)]
+        if not holders or not (has(holders[0], t.phrase) and has(holders[0], m.companion)):
+            out.append("value not beside both the target and the companion")
+        elif not re.search(r"\b(?:and|with)\b", holders[0]):
+            out.append("target and companion not coordinated")
+        bound = rf"(?:and\s+)?{re.escape(t.phrase.lower())}\s+(?:is|should be|would be|:)\s+{re.escape(t.spoken.lower())}"
+        if any(re.fullmatch(bound, c) for c in clauses(text)):
+            out.append("value bound to the target alone")
+    elif ft == "irrelevant_information":
+        if not has(text, m.extra):
+            out.append("extra absent")
+    elif ft == "tool_capability_mismatch":
+        if not has(text, m.mismatch):
+            out.append("mismatch absent")
+        if has(text, brief.request):
+            out.append("true request stated")
+    elif ft == "contextual_irrelevance":
+        sentences = [s for s in re.split(r"(?<=[.!?])\s+", text) if s.strip()]
+        values = [r.spoken for r in brief.requirements]
+        k = next((i for i, s in enumerate(sentences)
+                  if any(has(s, v) for v in values) or has(s, brief.request)), len(sentences))
+        passage, rest = " ".join(sentences[:k]), " ".join(sentences[k:])
+        if words(passage) < 25 or words(passage) < words(rest):
+            out.append(f"off-topic passage too short: {words(passage)} vs {words(rest)}")
+        if any(has(passage, r.phrase) for r in brief.requirements):
+            out.append("off-topic passage mentions a requirement")
+        if not has(rest, brief.request):
+            out.append("request not stated after the passage")
+    elif ft == "indirect_intent":
+        low = text.lower()
+        used = [p for p in REQUEST_PHRASES if re.search(rf"(?<!\w){re.escape(p)}(?!\w)", low)]
+        if used or "?" in text:
+            out.append(f"request language: {used or '?'}")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Calling the models through litellm (the real code path)
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module", autouse=True)
+def offline_provider():
+    provider.register()
+    yield
+
+
+def complete(model: str, messages: list[dict]) -> str:
+    response = litellm.completion(model=model, messages=messages, temperature=0.0, max_retries=0)
+    return response.choices[0].message.content or ""
+
+
+def written(brief: WriterBrief) -> str:
+    messages, _ = render_writer(brief)
+    return complete("offline/writer", messages)
+
+
+def extract(model: str, inp: ExtractionInput):
+    blind = parse_blind(complete(model, render_blind(inp)[0]))
+    assert blind is not None, f"{model}: malformed blind answer"
+    if blind.flaw == "none":
+        return blind, None
+    targeted = parse_targeted(complete(model, render_targeted(inp, blind.flaw)[0]))
+    assert targeted is not None, f"{model}: malformed targeted answer"
+    return blind, targeted
+
+
+def norm(text: str | None) -> str:
+    return re.sub(r"\s+", " ", (text or "").lower()).strip(" .,;")
+
+
+def expected_requirement(brief: WriterBrief) -> str | None:
+    return brief.target if FAULT_TYPES[brief.fault_type].extraction.value in (
+        "substituted", "presupposed", "withheld", "marked", "ambiguous") else None
+
+
+def check_targeted(brief: WriterBrief, t) -> list[str]:
+    """What the targeted answer gets wrong about the planned fault."""
+    ft, m, target = brief.fault_type, brief.materials, brief.requirement(brief.target)
+    cls = FAULT_TYPES[ft].extraction.value
+    bad = []
+    if t.flaw != cls:
+        return [f"targeted flaw {t.flaw}"]
+    if cls in ("substituted", "presupposed", "withheld", "marked", "ambiguous") and t.requirement != brief.target:
+        bad.append(f"requirement {t.requirement}")
+    if cls == "substituted" and norm(t.stated_value) != norm(m.wrong_value):
+        bad.append(f"stated_value {t.stated_value!r}")
+    if cls == "presupposed":
+        if norm(t.fallback) != norm(m.fallback):
+            bad.append(f"fallback {t.fallback!r}")
+        if not t.clause or not has(t.clause, target.spoken):
+            bad.append(f"clause {t.clause!r}")
+    if cls == "marked":
+        material = m.pointer if ft == "referential_ambiguity" else m.vague_word
+        if not t.surface or norm(material) not in norm(t.surface) or has(t.surface, target.spoken):
+            bad.append(f"surface {t.surface!r}")
+    if ft == "lexical_ambiguity" and (not t.surface or norm(t.surface) != norm(m.ambiguous_word)):
+        bad.append(f"surface {t.surface!r}")
+    if ft == "syntactic_ambiguity" and not (t.surface and has(t.surface, target.spoken)
+                                             and has(t.surface, m.companion)):
+        bad.append(f"surface {t.surface!r}")
+    if cls == "extras" and not (t.detail and norm(m.extra) in norm(t.detail)
+                                and words(t.detail) <= words(m.extra) + 3):
+        bad.append(f"detail {t.detail!r}")
+    if cls == "mismatch" and not (t.operation and norm(m.mismatch) in norm(t.operation)
+                                  and words(t.operation) <= words(m.mismatch) + 3):
+        bad.append(f"operation {t.operation!r}")
+    if cls == "noise":
+        span = t.span or ""
+        if words(span) < 25 or not has(span, m.off_topic) or any(has(span, r.spoken) for r in brief.requirements):
+            bad.append(f"span {span!r}")
+    if cls == "oblique" and t.request_stated is not False:
+        bad.append(f"request_stated {t.request_stated}")
+    return bad
+
+
+# ---------------------------------------------------------------------------------------------
+# The writer
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("domain,fault_type,attempt", CASES, ids=CASE_IDS)
+def test_writer_text_obeys_the_mechanical_rules(domain, fault_type, attempt):
+    brief = make_brief(domain, fault_type, attempt)
+    text = written(brief)
+    assert text == writer.write(brief)  # the provider serves exactly the writer's text
+    assert violations(brief, text) == [], text
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+@pytest.mark.parametrize("attempt", ATTEMPTS)
+def test_plain_text_states_everything(domain, attempt):
+    brief = make_brief(domain, "factual_error", attempt)
+    text = writer.write_plain(brief)
+    plain = brief.model_copy(update={"fault_type": "none", "target": None})
+    assert violations(plain, text) == []
+    assert has(text, brief.request)
+    assert all(has(text, r.spoken) for r in brief.requirements)
+    assert writer.write(plain) == text
+
+
+def test_the_rules_catch_broken_texts():
+    """The checker is not vacuous: the plain text breaks each fault type's own rule."""
+    for domain in DOMAINS:
+        for ft in FAULT_TYPES:
+            brief = make_brief(domain, ft)
+            assert violations(brief, writer.write_plain(brief)), (domain, ft)
+    brief = make_brief("retail", "factual_error")
+    assert "slot id leaked: order_id" in violations(brief, writer.write(brief) + " order_id")
+    assert any(v.startswith("too long") for v in violations(brief, writer.write(brief) + " word" * 100))
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+@pytest.mark.parametrize("fault_type", list(FAULT_TYPES))
+def test_writer_is_deterministic_and_varies_with_the_attempt(domain, fault_type):
+    texts = [writer.write(make_brief(domain, fault_type, a)) for a in ATTEMPTS]
+    assert texts == [writer.write(make_brief(domain, fault_type, a)) for a in ATTEMPTS]
+    assert len(set(texts)) == len(texts)
+
+
+def test_writer_rejects_an_unknown_fault_type():
+    brief = make_brief("retail", "factual_error").model_copy(update={"fault_type": "typo"})
+    with pytest.raises(ValueError, match="typo"):
+        writer.write(brief)
+
+
+# ---------------------------------------------------------------------------------------------
+# The extractors
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("model", ["offline/lexical", "offline/parse"])
+@pytest.mark.parametrize("domain,fault_type,attempt", CASES, ids=CASE_IDS)
+def test_extractor_recovers_the_planned_fault(model, domain, fault_type, attempt):
+    brief = make_brief(domain, fault_type, attempt)
+    inp = extraction_input(brief, written(brief))
+    blind, targeted = extract(model, inp)
+    assert (blind.flaw, blind.requirement) == (FAULT_TYPES[fault_type].extraction.value,
+                                               expected_requirement(brief)), inp.text
+    assert targeted is not None
+    assert check_targeted(brief, targeted) == [], (targeted, inp.text)
+
+
+@pytest.mark.parametrize("model", ["offline/lexical", "offline/parse"])
+@pytest.mark.parametrize("domain", DOMAINS)
+@pytest.mark.parametrize("attempt", ATTEMPTS)
+def test_extractor_says_none_on_plain_text(model, domain, attempt):
+    brief = make_brief(domain, "factual_error", attempt)
+    blind, targeted = extract(model, extraction_input(brief, writer.write_plain(brief)))
+    assert (blind.flaw, blind.requirement, targeted) == ("none", None, None)
+
+
+def test_check_targeted_is_not_vacuous():
+    brief = make_brief("retail", "factual_error")
+    from miscue.briefs import TargetedExtraction
+
+    good = TargetedExtraction(flaw="substituted", requirement="new_switch_type", stated_value="tactile")
+    assert check_targeted(brief, good) == []
+    assert check_targeted(brief, good.model_copy(update={"stated_value": "linear"}))
+    assert check_targeted(brief, good.model_copy(update={"requirement": "order_id"}))
+    assert check_targeted(brief, good.model_copy(update={"flaw": "withheld"}))
+
+
+# Hand-written texts (not from the offline writer): the extractors are not tuned to its frames only.
+HAND_WRITTEN = [
+    ("none", None, "Hi! I want to exchange an item from a delivered order: the order is #W2378156, the item "
+     "to exchange is the mechanical keyboard, and the new switch type is clicky. The new keyboard size is "
+     "full size and the payment method is my credit card ending in 7447. Thanks!"),
+    ("substituted", "new_switch_type", "Can you exchange an item from a delivered order? Order #W2378156, the "
+     "mechanical keyboard, full size, my credit card ending in 7447, and the new switch type should be linear."),
+    ("withheld", "payment_method_id", "Please exchange an item from a delivered order: the order is #W2378156 "
+     "and the item to exchange is the mechanical keyboard; the new switch type is clicky and the new keyboard "
+     "size is full size."),
+    ("marked", "new_switch_type", "I'd like to exchange an item from a delivered order. The order is #W2378156, "
+     "the item to exchange is the mechanical keyboard, the new switch type is whatever I picked last time, the "
+     "new keyboard size is full size and the payment method is my credit card ending in 7447."),
+    ("marked", "new_size", "I'd like to exchange an item from a delivered order. The order is #W2378156, the "
+     "item to exchange is the mechanical keyboard, the new switch type is clicky, the new keyboard size should "
+     "be fairly big, and the payment method is my credit card ending in 7447."),
+    ("presupposed", "payment_method_id", "I'd like to exchange an item from a delivered order. The order is "
+     "#W2378156, the item to exchange is the mechanical keyboard, the new switch type is clicky and the new "
+     "keyboard size is full size. Since my credit card ending in 7447 has expired, I'll just use my gift card."),
+    ("oblique", None, "So the order is #W2378156 and the mechanical keyboard in it is the item to exchange. The "
+     "new switch type is clicky, the new keyboard size is full size, and the payment method is my credit card "
+     "ending in 7447. My friend says you exchange an item from a delivered order all the time."),
+    ("mismatch", None, "Could you cancel order #W2378156 and reorder the mechanical keyboard? The new switch type "
+     "is clicky, the new keyboard size is full size, the item to exchange is the mechanical keyboard and the "
+     "payment method is my credit card ending in 7447."),
+    ("extras", None, "I'd like to exchange an item from a delivered order. The order is #W2378156, the item to "
+     "exchange is the mechanical keyboard, the new switch type is clicky, the new keyboard size is full size and "
+     "the payment method is my credit card ending in 7447. Also, it should ship by express courier."),
+]
+
+
+@pytest.mark.parametrize("name", ["lexical", "parse"])
+@pytest.mark.parametrize("flaw,requirement,text", HAND_WRITTEN, ids=[f"{f}-{i}" for i, (f, _, _) in
+                                                                    enumerate(HAND_WRITTEN)])
+def test_extractor_on_hand_written_text(name, flaw, requirement, text):
+    inp = ExtractionInput(context=RETAIL["context"], request=RETAIL["request"],
+                          requirements=RETAIL["requirements"], text=text)
+    found = extractors.EXTRACTORS[name].blind(inp)
+    assert (found.flaw, found.requirement) == (flaw, requirement)
+
+
+def test_extractors_read_only_the_extraction_input():
+    """The same text under two different plans gives the same answers: nothing of the plan
+    reaches an extractor (the forms carry only context, request, requirements and text)."""
+    a = make_brief("retail", "factual_error", 2)
+    b = make_brief("retail", "insufficient_information", 2).model_copy(
+        update={"target": "order_id", "materials": Materials(wrong_value="#W0000000")})
+    text = writer.write(a)
+    for model in ("offline/lexical", "offline/parse"):
+        assert extract(model, extraction_input(a, text)) == extract(model, extraction_input(b, text))
+
+
+def test_lexical_extractor_does_not_borrow_the_writer_templates():
+    package = Path(extractors.__file__).parent
+    source = "\n".join(p.read_text(encoding="utf-8") for p in sorted(package.glob("*.py")))
+    assert "offline.writer" not in source and "import writer" not in source
+    f = sentence_frames
+    frames = (f.OPENERS + f.CLAUSES + f.ATTACHMENTS + f.PREMISES + f.INDIRECT
+              + f.OFF_TOPIC_OPENINGS + f.OFF_TOPIC_FILLERS + f.OFF_TOPIC_CLOSERS)
+    pieces = {p.strip(" ,.?:").lower() for f in frames for p in re.split(r"\{[^}]*\}", f)}
+    borrowed = sorted(p for p in pieces if len(p) >= 12 and p in source.lower())
+    assert borrowed == []
+
+
+# ---------------------------------------------------------------------------------------------
+# The provider
+# ---------------------------------------------------------------------------------------------
+
+
+def test_register_is_idempotent_and_costs_nothing():
+    first = provider.register()
+    second = provider.register()
+    assert first is second
+    assert [e["provider"] for e in litellm.custom_provider_map].count("offline") == 1
+    brief = make_brief("airline", "factual_error")
+    messages, _ = render_writer(brief)
+    response = litellm.completion(model="offline/writer", messages=messages)
+    text = response.choices[0].message.content
+    prompt_tokens = sum(len(m["content"].split()) for m in messages)
+    assert (response.usage.prompt_tokens, response.usage.completion_tokens) == (prompt_tokens, len(text.split()))
+    assert response._hidden_params.get("response_cost") == 0.0
+    assert litellm.model_cost["offline/parse"]["input_cost_per_token"] == 0.0
+
+
+def test_async_completion_and_call_parameters_are_ignored():
+    brief = make_brief("retail", "referential_ambiguity", 3)
+    inp = extraction_input(brief, writer.write(brief))
+    messages, _ = render_blind(inp)
+
+    async def run():
+        return await litellm.acompletion(model="offline/parse", messages=messages, temperature=0.9,
+                                         seed=7, max_retries=0, timeout=5, my_flag="x")
+
+    response = asyncio.run(run())
+    assert json.loads(response.choices[0].message.content) == {"flaw": "marked", "requirement": "old_item"}
+
+
+@pytest.mark.parametrize("model", ["offline/writer", "offline/lexical", "offline/parse"])
+@pytest.mark.parametrize("content", [
+    "no tags at all",
+    "<brief>{not json</brief>",
+    "<input>{\"context\": 1}</input>",
+    "<brief>{\"benchmark\": \"x\"}</brief>",
+    "<input>{\"context\": \"c\", \"request\": \"r\", \"requirements\": [], \"text\": \"t\"}</input><form>bogus</form>",
+    "",
+])
+def test_malformed_prompts_get_an_empty_reply(model, content):
+    response = litellm.completion(model=model, messages=[{"role": "user", "content": content}])
+    assert response.choices[0].message.content == ""
+
+
+def test_writer_with_an_unknown_fault_type_gets_an_empty_reply():
+    brief = make_brief("retail", "factual_error").model_copy(update={"fault_type": "typo"})
+    content = f"<brief>{brief.model_dump_json()}</brief>"
+    assert complete("offline/writer", [{"role": "user", "content": content}]) == ""
+
+
+def test_unknown_offline_model_is_a_bad_request():
+    with pytest.raises(litellm.BadRequestError, match="unknown offline model"):
+        litellm.completion(model="offline/nope", messages=[{"role": "user", "content": "hi"}])
+
+
+def test_the_last_user_message_is_read():
+    brief = make_brief("retail", "factual_error")
+    old = make_brief("airline", "factual_error")
+    messages = [{"role": "user", "content": f"<brief>{old.model_dump_json()}</brief>"},
+                {"role": "assistant", "content": "ok"},
+                {"role": "user", "content": [{"type": "text", "text": f"<brief>{brief.model_dump_json()}</brief>"}]}]
+    assert complete("offline/writer", messages) == writer.write(brief)
+
+
+def test_the_gateway_runs_on_the_offline_models(tmp_path):
+    """The pipeline's own gateway (store, retries, usage) driving the three offline roles."""
+    from miscue.llm import Gateway, LLMConfig, RoleConfig
+
+    config = LLMConfig(writer=RoleConfig(model="offline/writer", params={"temperature": 0.7}),
+                       extractor_a=RoleConfig(model="offline/lexical", params={"temperature": 0.0}),
+                       extractor_b=RoleConfig(model="offline/parse", params={"temperature": 0.0}))
+    gateway = Gateway(config, tmp_path)
+    brief = make_brief("airline", "syntactic_ambiguity", 1)
+    messages, card_version = render_writer(brief)
+    wrote = gateway.complete_sync("writer", messages, card_version)
+    assert wrote.text == writer.write(brief) and wrote.cost == 0.0 and not wrote.cached
+    inp = extraction_input(brief, wrote.text)
+    for role in ("extractor_a", "extractor_b"):
+        blind_messages, form_version = render_blind(inp)
+        blind = parse_blind(gateway.complete_sync(role, blind_messages, form_version).text)
+        assert (blind.flaw, blind.requirement) == ("ambiguous", "cabin_class")
+    again = gateway.complete_sync("writer", messages, card_version)
+    assert again.cached and again.text == wrote.text
+    usage = gateway.usage_summary()
+    assert usage["writer"].calls == 1 and usage["writer"].cache_hits == 1
+    assert usage["writer"].completion_tokens == len(wrote.text.split())
