@@ -179,10 +179,12 @@ def main(argv: list[str] | None = None) -> int:
                 args.root.mkdir(parents=True, exist_ok=True)
                 free = shutil.disk_usage(args.root).free
                 if free < n * BYTES_PER_PRODUCT * 1.2:
-                    print(f"not enough disk under {args.root}: {free / 1e9:.1f} GB free, about {n * BYTES_PER_PRODUCT / 1e9:.1f} GB needed", file=sys.stderr)
+                    print(f"not enough disk under {args.root}: {free / 1e9:.1f} GB free, "
+                          f"about {n * BYTES_PER_PRODUCT / 1e9:.1f} GB needed", file=sys.stderr)
                     return 1
                 t0 = time.perf_counter()
-                subprocess.run([sys.executable, str(ROOT / "scripts" / "make_webshop_scale.py"), "--products", str(n), "--out", str(data)],
+                generator = ROOT / "scripts" / "make_webshop_scale.py"
+                subprocess.run([sys.executable, str(generator), "--products", str(n), "--out", str(data)],
                                check=True, stdout=subprocess.DEVNULL)
                 print(f"generated {label(n)} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
             proc = subprocess.run([sys.executable, __file__, "--measure", str(data), "--goals", str(args.goals)],

@@ -237,7 +237,8 @@ CLUSTERS: tuple[Cluster, ...] = (
         (6, 36), "", ("hair wash",),
     ),
     Cluster(
-        "nail polish", "beauty", "Beauty & Personal Care › Foot, Hand & Nail Care › Nail Art & Polish › Nail Polish", "nail polish",
+        "nail polish", "beauty", "Beauty & Personal Care › Foot, Hand & Nail Care › Nail Art & Polish › Nail Polish",
+        "nail polish",
         ("Nail Polish", "Gel Nail Polish", "Nail Lacquer", "Nail Color", "Nail Enamel"),
         ("OPI", "Essie", "Sally Hansen", "Revlon", "Zoya", "Olive & June", "Orly"),
         F({
@@ -334,7 +335,8 @@ CLUSTERS: tuple[Cluster, ...] = (
         (6, 30), "", ("charger cord",),
     ),
     Cluster(
-        "bluetooth speakers", "electronics", "Electronics › Portable Audio & Video › Portable Speakers & Docks › Portable Bluetooth Speakers", "bluetooth speaker",
+        "bluetooth speakers", "electronics",
+        "Electronics › Portable Audio & Video › Portable Speakers & Docks › Portable Bluetooth Speakers", "bluetooth speaker",
         ("Portable Bluetooth Speaker", "Waterproof Speaker", "Party Speaker", "Mini Speaker", "Outdoor Speaker"),
         ("JBL", "Bose", "Anker Soundcore", "Tribit", "Ultimate Ears", "DOSS", "Sony"),
         F({
@@ -353,7 +355,9 @@ CLUSTERS: tuple[Cluster, ...] = (
         (20, 180), "", ("speaker",),
     ),
     Cluster(
-        "wireless mouse", "electronics", "Electronics › Computers & Accessories › Computer Accessories & Peripherals › Keyboards, Mice & Accessories › Mice", "wireless mouse",
+        "wireless mouse", "electronics",
+        "Electronics › Computers & Accessories › Computer Accessories & Peripherals › Keyboards, Mice & Accessories › Mice",
+        "wireless mouse",
         ("Wireless Mouse", "Ergonomic Mouse", "Silent Mouse", "Travel Mouse", "Vertical Mouse"),
         ("Logitech", "Microsoft", "Amazon Basics", "TECKNET", "Jelly Comb", "Anker", "Razer"),
         F({
@@ -372,7 +376,8 @@ CLUSTERS: tuple[Cluster, ...] = (
     ),
     # --------------------------------------------------------------------------- furniture
     Cluster(
-        "office chairs", "furniture", "Home & Kitchen › Furniture › Home Office Furniture › Home Office Chairs › Desk Chairs", "office chair",
+        "office chairs", "furniture", "Home & Kitchen › Furniture › Home Office Furniture › Home Office Chairs › Desk Chairs",
+        "office chair",
         ("Office Chair", "Desk Chair", "Mesh Office Chair", "Task Chair", "Executive Chair"),
         ("SIHOO", "Hbada", "Amazon Basics", "Serta", "HON", "Flash Furniture", "Marsail"),
         F({
@@ -411,7 +416,8 @@ CLUSTERS: tuple[Cluster, ...] = (
         (35, 190), "", ("bookcase",),
     ),
     Cluster(
-        "bar stools", "furniture", "Home & Kitchen › Furniture › Game & Recreation Room Furniture › Home Bar Furniture › Barstools", "bar stools",
+        "bar stools", "furniture",
+        "Home & Kitchen › Furniture › Game & Recreation Room Furniture › Home Bar Furniture › Barstools", "bar stools",
         ("Bar Stools Set of 2", "Swivel Bar Stools", "Counter Stools", "Saddle Bar Stools", "Backless Bar Stools"),
         ("Amazon Basics", "Yaheetech", "VECELO", "Flash Furniture", "Christopher Knight Home", "HOMCOM", "Winsome"),
         F({
@@ -450,7 +456,8 @@ CLUSTERS: tuple[Cluster, ...] = (
     ),
     # -------------------------------------------------------------------------------- food
     Cluster(
-        "coffee beans", "food", "Grocery & Gourmet Food › Beverages › Coffee, Tea & Cocoa › Coffee › Whole Coffee Beans", "coffee",
+        "coffee beans", "food", "Grocery & Gourmet Food › Beverages › Coffee, Tea & Cocoa › Coffee › Whole Coffee Beans",
+        "coffee",
         ("Whole Bean Coffee", "Coffee Beans", "Ground Coffee", "Espresso Beans", "Coffee Blend"),
         ("Lavazza", "Kicking Horse", "Peet's", "Death Wish", "Stumptown", "Lifeboost", "Intelligentsia"),
         F({
@@ -483,7 +490,8 @@ CLUSTERS: tuple[Cluster, ...] = (
             "soy free": "Soy free.",
             "no artificial sweeteners": "No artificial sweeteners.",
         }),
-        F({"Flavor Name": ("Chocolate Peanut Butter", "Cookies and Cream", "Chocolate Chip Cookie Dough", "Birthday Cake", "Salted Caramel", "Mint Chocolate"),
+        F({"Flavor Name": ("Chocolate Peanut Butter", "Cookies and Cream", "Chocolate Chip Cookie Dough", "Birthday Cake",
+                           "Salted Caramel", "Mint Chocolate"),
            "Size": ("12 Count", "12 Count (Pack of 2)", "24 Count")}),
         (14, 48), "", ("nutrition bar",),
     ),
@@ -648,8 +656,10 @@ def make_product(rng: random.Random, c: Cluster, k: int, asin: str) -> tuple[dic
         rng.choice((f"Backed by {brand}'s 1-year warranty.", "Ships in recyclable packaging.",
                     f"A customer favourite from {brand}.", "Satisfaction guaranteed or your money back."))
     ]
+    opening = rng.choice(('Designed for everyday use.', 'Built to last.', 'A staple you will reach for again and again.',
+                          'Thoughtfully made and carefully tested.'))
     description = (
-        f"{name}. {rng.choice(('Designed for everyday use.', 'Built to last.', 'A staple you will reach for again and again.', 'Thoughtfully made and carefully tested.'))} "
+        f"{name}. {opening} "
         f"{c.features[feats[-1]]}"
     )
     raw = {
@@ -724,13 +734,15 @@ def flawed_rows(rng: random.Random, worker: random.Random, c: Cluster, flaw: int
     if flaw == 1:  # an attribute the annotated product does not have
         missing = next(f for f in c.features if f not in feats and not any(_overlaps(f, x) for x in feats))
         opts = [(n, options[n][0]["value"]) for n in list(options)[:1]]
-        return [_row(raw["asin"], instruction_text(rng, c.noun, [feats[0], missing], opts), [feats[0], missing], [v.lower() for _, v in opts], worker)]
+        text = instruction_text(rng, c.noun, [feats[0], missing], opts)
+        return [_row(raw["asin"], text, [feats[0], missing], [v.lower() for _, v in opts], worker)]
     if flaw == 4:  # an option value the annotated product does not offer
         name = list(options)[0]
         offered = {o["value"] for o in options[name]}
         absent = next((v for v in c.options[name] if v not in offered and all(_clearly_other(v, o) for o in offered)),
                       NOT_OFFERED[name])
-        return [_row(raw["asin"], instruction_text(rng, c.noun, [feats[0]], [(name, absent)]), [feats[0]], [absent.lower()], worker)]
+        text = instruction_text(rng, c.noun, [feats[0]], [(name, absent)])
+        return [_row(raw["asin"], text, [feats[0]], [absent.lower()], worker)]
     return None
 
 

@@ -43,7 +43,8 @@ SPILL_RUN = 1 << 20  # a cluster's texts go to the spill file in runs of about t
 
 def _find_files(directory: Path, suffix: str | None) -> tuple[Path, Path, Path]:
     if not directory.is_dir():
-        raise HostDataError(f"{directory}: WebShop data directory not found (field: <directory>, holding items_shuffle*.json, items_ins_v2*.json, items_human_ins.json)")
+        raise HostDataError(f"{directory}: WebShop data directory not found (field: <directory>, holding items_shuffle*.json, "
+                            "items_ins_v2*.json, items_human_ins.json)")
     if suffix is None:
         found = sorted(directory.glob("items_shuffle*.json"))
         if not found:
@@ -51,7 +52,8 @@ def _find_files(directory: Path, suffix: str | None) -> tuple[Path, Path, Path]:
         full = directory / "items_shuffle.json"
         if len(found) > 1 and full not in found:
             names = ", ".join(p.name for p in found)
-            raise HostDataError(f"{directory / 'items_shuffle*.json'}: several candidates ({names}); pass suffix= to choose (field: <file>)")
+            raise HostDataError(f"{directory / 'items_shuffle*.json'}: several candidates ({names}); "
+                                "pass suffix= to choose (field: <file>)")
         products = full if len(found) > 1 else found[0]
         suffix = products.name[len("items_shuffle"):-len(".json")]
     products = directory / f"items_shuffle{suffix}.json"
@@ -123,8 +125,9 @@ class Catalogue:
                     price = pinned_price(rec.asin, rec.pricing)
                     text = text_of(rec.name, rec.bullets, rec.description)
                     pos = c.index.add_product(rec.asin, price, rec.options, text)
-                    self._spill_to(c.record_offsets, c.record_lengths, marshal.dumps(
-                        (rec.asin, rec.name, rec.category, rec.product_category, rec.bullets, rec.description, rec.options, rec.pricing, price)))
+                    self._spill_to(c.record_offsets, c.record_lengths, marshal.dumps((
+                        rec.asin, rec.name, rec.category, rec.product_category, rec.bullets, rec.description, rec.options,
+                        rec.pricing, price)))
                     c.pending += text
                     if len(c.pending) >= SPILL_RUN:
                         self._flush(c)

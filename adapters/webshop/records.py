@@ -118,7 +118,8 @@ def check_product(path: Path, index: int | str, raw: Any) -> RawProduct | None:
         if values:  # an option without values offers nothing to click: no choice to make
             options[opt_name.lower()] = tuple(values)
     pricing = _parse_pricing(path, where, raw.get("pricing"))
-    return RawProduct(asin, name, query.lower().strip(), category, product_category, tuple(bullets), description, options, pricing)
+    return RawProduct(asin, name, query.lower().strip(), category, product_category, tuple(bullets), description, options,
+                      pricing)
 
 
 @lru_cache(maxsize=1 << 16)

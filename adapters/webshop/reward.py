@@ -106,7 +106,8 @@ class Reward:
 
 
 def type_reward(product: Product, goal: GoalSpec, tagger: NounTagger) -> TypeReward:
-    return _type_reward(product.name, product.query, product.product_category, goal.name, goal.query, goal.product_category, tagger)
+    return _type_reward(product.name, product.query, product.product_category, goal.name, goal.query, goal.product_category,
+                        tagger)
 
 
 # the reward's parts are pure functions of strings: kept for the pairs a cluster's goals repeat
@@ -133,7 +134,8 @@ def _type_reward(name: str, query: str, product_category: str, goal_name: str, g
 
 
 def attribute_matched(product: Product, goal_attr: str) -> bool:
-    return _attribute_matched(product.attributes, product.title_lower, product.bullets_lower, product.description_lower, goal_attr)
+    return _attribute_matched(product.attributes, product.title_lower, product.bullets_lower, product.description_lower,
+                              goal_attr)
 
 
 @lru_cache(maxsize=1 << 16)

@@ -30,8 +30,8 @@ def test_thefuzz_semantics_and_colour_normalisation():
     assert token_set_ratio("non-slip", "non slip") == 100
     assert token_set_ratio("pack of 12", "pack of 6") == 88  # 87.5 rounds half to even
     # the first COLOR_SET word found as a substring wins, alphabetical order decides
-    assert [normalize_color(s) for s in ("navy blue", "dark red", "dark blue", "rose gold", "black | white", "standard", "washed denim", "8")] == \
-        ["blue", "dark", "blue", "gold", "black", "tan", "ash", "8"]
+    spoken = ("navy blue", "dark red", "dark blue", "rose gold", "black | white", "standard", "washed denim", "8")
+    assert [normalize_color(s) for s in spoken] == ["blue", "dark", "blue", "gold", "black", "tan", "ash", "8"]
 
 
 def test_reward_of_chosen_products_equals_the_formula_by_hand(tiny):
@@ -81,7 +81,8 @@ def test_type_factor_steps_by_hand():
 
     def product(name, query, breadcrumb="A › B › C"):
         return Product(asin="B0X", name=name, query=query, category="c", product_category=breadcrumb,
-                       bullet_points=("quick dry",), description="", attributes=("quick dry",), options={}, pricing=(10.0,), price=10.0)
+                       bullet_points=("quick dry",), description="", attributes=("quick dry",), options={}, pricing=(10.0,),
+                       price=10.0)
 
     goal = GoalSpec("q", "A › B › C", "acme trail shoe lace mesh", ("quick dry",), (), 100)  # 5 nouns
     # same query, one shared noun of five: title_score 0.2 -> 1.0 (the query matches)
@@ -92,11 +93,13 @@ def test_type_factor_steps_by_hand():
     # two category parts shared -> category match -> 1.0
     assert reward(product("zoom shoe", "other", "A › B › Z"), goal, 10.0, {}, tagger).type.r_type == 1.0
     # eleven goal nouns, one shared: title_score 1/11 < 0.1 -> 0.1 even though the query matches
-    long_goal = GoalSpec("q", "A › B › C", "acme trail shoe lace mesh grip sole heel strap tongue insole", ("quick dry",), (), 100)
+    long_goal = GoalSpec("q", "A › B › C", "acme trail shoe lace mesh grip sole heel strap tongue insole", ("quick dry",), (),
+                         100)
     r = reward(product("zoom shoe", "q"), long_goal, 10.0, {}, tagger)
     assert r.type.title_score == pytest.approx(1 / 11) and r.type.r_type == 0.1 and r.total == pytest.approx(0.1)
     # the price ceiling: 10 > 9.99 -> r_price False -> (1 + 0) / 2
-    assert reward(product("acme shoe", "q"), GoalSpec("q", "", "acme shoe", ("quick dry",), (), 9.99), 10.0, {}, tagger).total == 0.5
+    cheaper = GoalSpec("q", "", "acme shoe", ("quick dry",), (), 9.99)
+    assert reward(product("acme shoe", "q"), cheaper, 10.0, {}, tagger).total == 0.5
 
 
 def test_ground_truth_is_every_purchase_scoring_one(tiny):
@@ -151,7 +154,8 @@ def test_indistinguishable_shifts_are_rejected(tiny):
     assert tiny.invalid_reason(intent.with_condition(Condition(slot="option:size", value="7"))) is None
     colours = tiny.domain(intent, "option:color")
     assert "dark red" in colours and "navy blue" in colours  # navy blue ~ royal blue: both "blue"
-    assert tiny.invalid_reason(intent.with_condition(Condition(slot="option:color", value="navy blue"))) == "indistinguishable_shift"
+    navy = intent.with_condition(Condition(slot="option:color", value="navy blue"))
+    assert tiny.invalid_reason(navy) == "indistinguishable_shift"
     assert tiny.invalid_reason(intent.with_condition(Condition(slot="option:color", value="dark red"))) is None
     assert tiny.domain(intent, "attr:lightweight") == []
     # the verdict belongs to the intent whose domain was asked: another root's candidates are judged anew

@@ -17,12 +17,14 @@ from miscue.host import HostDataError
     "mutate, file_part, field_part",
     [
         (lambda p, a, h: p[0].pop("query"), "items_shuffle_tiny.json", "'query'"),
-        (lambda p, a, h: p[1].update(customization_options={"Color": "red"}), "items_shuffle_tiny.json", "customization_options.Color"),
+        (lambda p, a, h: p[1].update(customization_options={"Color": "red"}), "items_shuffle_tiny.json",
+         "customization_options.Color"),
         (lambda p, a, h: p[2].update(small_description=[1, 2]), "items_shuffle_tiny.json", "'small_description'"),
         (lambda p, a, h: p[0].update(pricing="$abc"), "items_shuffle_tiny.json", "'pricing'"),
         (lambda p, a, h: a[P2].update(attributes="waterproof"), "items_ins_v2_tiny.json", "'attributes'"),
         (lambda p, a, h: h[P1][0].pop("instruction_options"), "items_human_ins.json", "'instruction_options'"),
-        (lambda p, a, h: h[P2][0].update(instruction_attributes="waterproof"), "items_human_ins.json", "'instruction_attributes'"),
+        (lambda p, a, h: h[P2][0].update(instruction_attributes="waterproof"), "items_human_ins.json",
+         "'instruction_attributes'"),
     ],
 )
 def test_malformed_records_name_file_and_field(tmp_path, mutate, file_part, field_part):
@@ -79,7 +81,8 @@ def test_environment_id_follows_the_data(tmp_path):
     b = WebShopAdapter(write_files(tmp_path / "b", products, attrs, human))
     assert a.env_id != b.env_id and a.env_id.startswith("webshop:")
     hashes = a.input_hashes()
-    assert set(hashes) == {"webshop/items_shuffle_tiny.json", "webshop/items_ins_v2_tiny.json", "webshop/items_human_ins.json", "webshop/oracle.type_factor"}
+    assert set(hashes) == {"webshop/items_shuffle_tiny.json", "webshop/items_ins_v2_tiny.json", "webshop/items_human_ins.json",
+                           "webshop/oracle.type_factor"}
     assert hashes["webshop/oracle.type_factor"] == a.type_factor == "heuristic-nouns@1"  # no spaCy model here
     assert WebShopAdapter(tmp_path / "a", type_factor="heuristic").env_id == a.env_id
     assert a.graph_config() == {"require_full_quota": True}

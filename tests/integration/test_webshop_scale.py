@@ -28,7 +28,8 @@ PRODUCTS = 10_000
 
 
 def generate(out: Path, n: int) -> dict:
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_webshop_scale.py"), "--products", str(n), "--out", str(out)],
+    generator = ROOT / "scripts" / "make_webshop_scale.py"
+    proc = subprocess.run([sys.executable, str(generator), "--products", str(n), "--out", str(out)],
                           check=True, capture_output=True, text=True)
     return json.loads(proc.stdout)
 
@@ -49,7 +50,8 @@ def test_generator_writes_webshop_layout_deterministically(tmp_path, scale):
     first.pop("seconds"), second.pop("seconds")
     assert first == second
     for name in first["bytes"]:
-        assert hashlib.sha256((tmp_path / "a" / name).read_bytes()).digest() == hashlib.sha256((tmp_path / "b" / name).read_bytes()).digest()
+        a, b = ((tmp_path / side / name).read_bytes() for side in ("a", "b"))
+        assert hashlib.sha256(a).digest() == hashlib.sha256(b).digest()
 
 
 def test_cluster_index_covers_every_product_once(scale):
@@ -65,7 +67,8 @@ def test_cluster_index_covers_every_product_once(scale):
     assert catalogue.parsed == 0  # indexing keeps no whole product
     human = json.loads((data / "items_human_ins.json").read_bytes())
     rows = [r for rs in human.values() for r in rs]
-    assert len(catalogue.goals) == sum(1 for r in rows if r["instruction_attributes"]) == summary["instructions"] - catalogue.skipped_instructions
+    with_attributes = sum(1 for r in rows if r["instruction_attributes"])
+    assert len(catalogue.goals) == with_attributes == summary["instructions"] - catalogue.skipped_instructions
     # a product parsed from its byte span is the record of the file
     cluster = catalogue.clusters[0]
     product = catalogue.product(cluster, 3)

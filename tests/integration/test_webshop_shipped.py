@@ -128,7 +128,8 @@ def test_cli_graphs_json_check(tmp_path):
     d = tmp_path / "graphs" / "webshop"
     con = duckdb.connect()
     kinds = con.execute(
-        f"select distinct json_type(c.value_json) from (select unnest(conditions) as c from '{d}/nodes.parquet') where c.slot = 'price'"
+        "select distinct json_type(c.value_json) "
+        f"from (select unnest(conditions) as c from '{d}/nodes.parquet') where c.slot = 'price'"
     ).fetchall()
     assert kinds == [("UBIGINT",)]  # ceilings stay numbers
     drops = dict(con.execute(f"select code, count(*) from '{d}/ledger.parquet' where status <> 'built' group by code").fetchall())

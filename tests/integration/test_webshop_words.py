@@ -22,12 +22,14 @@ def test_words_for_cards_and_leak_checks(tiny):
         f"{tiny.slot_phrase(intent, c.slot)}: {tiny.spoken_value(intent, c.slot, c.value)}" for c in intent.conditions
     ]
     assert "shopping in the women's running shoes section" in words[0]
-    assert tiny.spoken_value(intent, "price", 60) == "$60" and tiny.spoken_value(intent, "option:color", "black | white") == "black/white"
+    assert tiny.spoken_value(intent, "price", 60) == "$60"
+    assert tiny.spoken_value(intent, "option:color", "black | white") == "black/white"
     assert all(tiny.leaks(intent, w) == [] for w in words)
     assert P1 not in json.dumps(intent.model_dump()) and "Acme" not in json.dumps(intent.model_dump())
     assert tiny.leaks(intent, f"please buy {P1.lower()}") == [f"leak:asin {P1}"]
     assert tiny.leaks(intent, "i want the acme women's lightweight running shoe, size 8") == ["leak:product_name"]
-    assert tiny.leaks(intent, "i want navy shoes in size 8 under $60", withheld=["8", 60]) == ["leak:withheld '8'", "leak:withheld 60"]
+    withheld = tiny.leaks(intent, "i want navy shoes in size 8 under $60", withheld=["8", 60])
+    assert withheld == ["leak:withheld '8'", "leak:withheld 60"]
     assert tiny.leaks(intent, "i want navy shoes in size 7", withheld=["8"]) == []
     assert tiny.slot_name_states_value("attr:lightweight") and not tiny.slot_name_states_value("option:size")
     assert tiny.is_ordered_slot(intent, "price") and tiny.is_ordered_slot(intent, "option:size")

@@ -47,8 +47,10 @@ def tiny_files():
     human = {
         P1: [
             {"asin": P1, "instruction": "i need lightweight non-slip running shoes with breathable mesh in royal blue, size 8.",
-             "instruction_attributes": ["lightweight", "non-slip", "breathable mesh"], "instruction_options": ["royal blue", "8"]},
-            {"asin": P1, "instruction": "i want running shoes in size 8", "instruction_attributes": [], "instruction_options": ["8"]},
+             "instruction_attributes": ["lightweight", "non-slip", "breathable mesh"],
+             "instruction_options": ["royal blue", "8"]},
+            {"asin": P1, "instruction": "i want running shoes in size 8", "instruction_attributes": [],
+             "instruction_options": ["8"]},
         ],
         P2: [{"asin": P2, "instruction": "i need waterproof running shoes in dark red",
               "instruction_attributes": ["waterproof"], "instruction_options": ["dark red"]}],
@@ -74,7 +76,8 @@ def tiny_adapter(directory: Path) -> WebShopAdapter:
 
 
 def seed_for(adapter: WebShopAdapter, asin: str, instruction_start: str):
-    return next(s for s in adapter.load_seeds() if s.payload["asin"] == asin and s.payload["instruction"].startswith(instruction_start))
+    return next(s for s in adapter.load_seeds()
+                if s.payload["asin"] == asin and s.payload["instruction"].startswith(instruction_start))
 
 
 def root_intent(adapter: WebShopAdapter, asin=P1, start="i need lightweight"):
