@@ -5,14 +5,26 @@ The core never imports a concrete adapter; flows (the application layer) build t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 from miscue.errors import UnknownBenchmark
 from miscue.host import Adapter
 
 
-def _tau2(domain: str) -> Callable[[], Adapter]:
-    def make() -> Adapter:
+@dataclass(frozen=True)
+class HostOptions:
+    """What a command may tell the hosts it builds (a host ignores what does not concern it)."""
+
+    #: WebShop's data directory (default: $MISCUE_WEBSHOP_DATA, else the shipped catalogue)
+    webshop_data: Path | None = None
+    #: told (done, total) while a host streams its data (WebShop: bytes of its files)
+    progress: Callable[[int, int], None] | None = None
+
+
+def _tau2(domain: str) -> Callable[[HostOptions], Adapter]:
+    def make(options: HostOptions) -> Adapter:
         from adapters.tau2 import Tau2Adapter
 
         return Tau2Adapter(domain)
@@ -20,22 +32,22 @@ def _tau2(domain: str) -> Callable[[], Adapter]:
     return make
 
 
-def _webshop() -> Adapter:
+def _webshop(options: HostOptions) -> Adapter:
     from adapters.webshop import WebShopAdapter
 
-    return WebShopAdapter()
+    return WebShopAdapter(options.webshop_data, progress=options.progress)
 
 
-ADAPTERS: dict[str, Callable[[], Adapter]] = {
+ADAPTERS: dict[str, Callable[[HostOptions], Adapter]] = {
     "tau2-retail": _tau2("retail"),
     "tau2-airline": _tau2("airline"),
     "webshop": _webshop,
 }
 
 
-def adapter_for(benchmark: str) -> Adapter:
+def adapter_for(benchmark: str, options: HostOptions | None = None) -> Adapter:
     try:
         factory = ADAPTERS[benchmark]
     except KeyError:
         raise UnknownBenchmark(f"unknown benchmark {benchmark!r}; known: {', '.join(ADAPTERS)}") from None
-    return factory()
+    return factory(options or HostOptions())

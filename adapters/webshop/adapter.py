@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from adapters.webshop.catalogue import Catalogue
+from adapters.webshop.catalogue import Catalogue, Progress
 from adapters.webshop.goals import SPLITS, Goal, split_of
 from adapters.webshop.intents import ATTR, OPTION, PRICE, UNSUPPORTED_OPERATIONS, option_name, target_ref
 from adapters.webshop.matching import distinguishable, fuzz_process, option_values_match
@@ -70,12 +70,14 @@ class WebShopAdapter(WebShopSpeech, Adapter[Purchase]):
         require_full_quota: bool = True,
         type_factor: str = "auto",
         product_cache: int = 100_000,
+        progress: Progress | None = None,
     ) -> None:
         if data_dir is None:
             data_dir = os.environ.get(DATA_DIR_VARIABLE) or DEFAULT_DATA_DIR
         self.data_dir = Path(data_dir)
-        #: at most this many full products stay parsed (the most recently used)
-        self.catalogue = Catalogue(self.data_dir, suffix, product_cache=product_cache)
+        # product_cache: at most this many full products stay parsed (the most recently used);
+        # progress: told (bytes read, bytes to read) while the files are streamed
+        self.catalogue = Catalogue(self.data_dir, suffix, product_cache=product_cache, progress=progress)
         self.splits = tuple(splits)
         unknown = set(self.splits) - {s for s, _, _ in SPLITS}
         if unknown:

@@ -30,6 +30,7 @@ import weakref
 from array import array
 from collections import OrderedDict
 from pathlib import Path
+from typing import Any, Callable
 
 from adapters.webshop.goals import GOAL_SHUFFLE_SEED, Goal, price_ceiling
 from adapters.webshop.index import ClusterIndex, text_of
@@ -39,6 +40,8 @@ from adapters.webshop.stream import Malformed, iter_array, iter_object
 from miscue.host import HostDataError, NotExecutable
 
 SPILL_RUN = 1 << 20  # a cluster's texts go to the spill file in runs of about this many bytes
+#: told (bytes read, bytes to read) of the products and attributes files after every chunk
+Progress = Callable[[int, int], None]
 
 
 def _find_files(directory: Path, suffix: str | None) -> tuple[Path, Path, Path]:
@@ -65,6 +68,23 @@ def _find_files(directory: Path, suffix: str | None) -> tuple[Path, Path, Path]:
     return products, attrs, human
 
 
+class _Counted:
+    """A hasher that also reports the bytes it has seen (the streaming reader feeds it every
+    chunk it reads)."""
+
+    def __init__(self, progress: Progress, done: int, total: int) -> None:
+        self._hasher = hashlib.sha256()
+        self._progress, self.done, self._total = progress, done, total
+
+    def update(self, data: bytes) -> None:
+        self._hasher.update(data)
+        self.done += len(data)
+        self._progress(self.done, self._total)
+
+    def hexdigest(self) -> str:
+        return self._hasher.hexdigest()
+
+
 class _Cluster:
     """One cluster's index plus where its spilled data is: per position the span of the product
     record and of its attributes (length 0: none), and the runs of its texts."""
@@ -83,12 +103,17 @@ class Catalogue:
     """The three files, streamed once: goals, cluster indexes, content hashes.
 
     ``product_cache`` full products and ``text_cache`` bytes of cluster texts stay in memory,
-    the most recently used first.
+    the most recently used first; ``progress`` is told how far the streaming has come.
     """
 
     def __init__(self, directory: Path, suffix: str | None = None, chunk: int = 1 << 20,
-                 product_cache: int = 100_000, text_cache: int = 512 << 20) -> None:
+                 product_cache: int = 100_000, text_cache: int = 512 << 20, progress: Progress | None = None) -> None:
         self.products_path, self.attrs_path, self.human_path = _find_files(Path(directory), suffix)
+        total = self.products_path.stat().st_size + self.attrs_path.stat().st_size
+
+        def new_hasher(done: int) -> Any:
+            return hashlib.sha256() if progress is None else _Counted(progress, done, total)
+
         self.sha256: dict[str, str] = {}
         self._product_cache, self._text_cache = product_cache, text_cache
         self._products: OrderedDict[tuple[str, int], Product] = OrderedDict()
@@ -112,7 +137,7 @@ class Catalogue:
         goals: list[Goal] = []
         skipped = 0
         with open(self.products_path, "rb") as fh:
-            hasher = hashlib.sha256()
+            hasher = new_hasher(0)
             try:
                 for i, (_, raw) in enumerate(iter_array(fh, hasher, chunk)):
                     rec = check_product(self.products_path, i, raw)
@@ -152,7 +177,7 @@ class Catalogue:
             c.attr_lengths = array("I", bytes(4 * n))
 
         with open(self.attrs_path, "rb") as fh:
-            hasher = hashlib.sha256()
+            hasher = new_hasher(self.products_path.stat().st_size)
             try:
                 for _, asin, value in iter_object(fh, hasher, chunk):
                     attrs = check_attributes(self.attrs_path, asin, value)

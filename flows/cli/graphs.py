@@ -8,19 +8,28 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from flows.cli.app import ARTIFACTS, AS_JSON, app, err, exit_codes, out
-from flows.registry import ADAPTERS, adapter_for
+from flows.registry import ADAPTERS, HostOptions, adapter_for
 from miscue.corpus import graph_store
 from miscue.graphs import GraphBuilder
 
 
-def build_graphs(benchmark: str, artifacts: Path, show_progress: bool) -> dict[str, Any]:
+def load_host(benchmark: str, options: HostOptions, show_progress: bool):
+    """The benchmark's adapter, with a bar while it streams its data (WebShop's files)."""
+    with Progress(TextColumn(f"reading {benchmark}"), BarColumn(), DownloadColumn(), TimeElapsedColumn(),
+                  console=err, disable=not show_progress, transient=True) as bar:
+        task = bar.add_task("data", total=None)
+        return adapter_for(benchmark, HostOptions(options.webshop_data,
+                                                  lambda done, total: bar.update(task, completed=done, total=total)))
+
+
+def build_graphs(benchmark: str, artifacts: Path, show_progress: bool, options: HostOptions = HostOptions()) -> dict[str, Any]:
     """Build one benchmark's graphs into ``artifacts/graphs/<benchmark>/``; returns the summary."""
     started = time.perf_counter()
-    adapter = adapter_for(benchmark)
+    adapter = load_host(benchmark, options, show_progress)
     builder = GraphBuilder(adapter)
     seeds = len(adapter.load_seeds())
     with Progress(TextColumn(f"graphs {benchmark}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -34,9 +43,9 @@ def build_graphs(benchmark: str, artifacts: Path, show_progress: bool) -> dict[s
     return summary
 
 
-def check_graphs(benchmark: str, artifacts: Path) -> dict[str, Any]:
+def check_graphs(benchmark: str, artifacts: Path, options: HostOptions = HostOptions()) -> dict[str, Any]:
     """Re-execute every stored node with a fresh adapter and compare ground-truth hashes."""
-    adapter = adapter_for(benchmark)
+    adapter = adapter_for(benchmark, options)
     nodes = graph_store.read_nodes(artifacts / "graphs" / benchmark)
     mismatches = [
         {"graph_id": gid, "intent_id": intent.intent_id, "stored": truth.hash, "now": now.hash}
@@ -57,7 +66,8 @@ def _summary_table(s: dict[str, Any]) -> Table:
         t.add_row(f"dropped: {code}", str(n))
     for op, n in s["children_per_operator"].items():
         t.add_row(f"children: {op}", str(n))
-    t.add_row("children (real / synthetic)", f"{s['children_by_provenance'].get('real', 0)} / {s['children_by_provenance'].get('synthetic', 0)}")
+    provenance = s["children_by_provenance"]
+    t.add_row("children (real / synthetic)", f"{provenance.get('real', 0)} / {provenance.get('synthetic', 0)}")
     t.add_row("moved edges", f"{s['moved_edges']} of {s['children']}")
     if "check" in s:
         c = s["check"]
@@ -72,16 +82,20 @@ def graphs(
     benchmark: list[str] = typer.Option(list(ADAPTERS), "--benchmark", "-b", help=f"one of: {', '.join(ADAPTERS)} (repeatable)"),
     as_json: bool = AS_JSON,
     check: bool = typer.Option(False, "--check", help="re-execute every node and fail if any hash differs"),
+    webshop_data: Path = typer.Option(None, "--webshop-data", file_okay=False,
+                                      help="WebShop's data directory (items_shuffle*.json, items_ins_v2*.json, "
+                                           "items_human_ins.json); default: $MISCUE_WEBSHOP_DATA, else the shipped catalogue"),
     artifacts: Path = ARTIFACTS,
 ) -> None:
     """Build intent graphs (and the graph-stage ledger) of each benchmark."""
     results = []
     failed = False
+    options = HostOptions(webshop_data=webshop_data)
     for bench in benchmark:
         with exit_codes():
-            summary = build_graphs(bench, artifacts, show_progress=not as_json and err.is_terminal)
+            summary = build_graphs(bench, artifacts, show_progress=not as_json and err.is_terminal, options=options)
             if check:
-                summary["check"] = check_graphs(bench, artifacts)
+                summary["check"] = check_graphs(bench, artifacts, options)
                 failed |= bool(summary["check"]["mismatches"])
         results.append(summary)
         if not as_json:
