@@ -20,6 +20,8 @@ same path serves the 425-product shipped catalogue and the 1.18M-product full on
 from __future__ import annotations
 
 import dataclasses
+import functools
+import gc
 import hashlib
 import json
 import marshal
@@ -68,6 +70,24 @@ def _find_files(directory: Path, suffix: str | None) -> tuple[Path, Path, Path]:
     return products, attrs, human
 
 
+def _without_cycle_collection(read: Callable[..., None]) -> Callable[..., None]:
+    """Pause Python's cyclic garbage collector while the files are read: the pass allocates
+    millions of short-lived containers and builds no reference cycles, and the collector's full
+    passes over the growing index cost about a tenth of the pass (measured at 100 k products)."""
+
+    @functools.wraps(read)
+    def paused(*args: Any, **kwargs: Any) -> None:
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            read(*args, **kwargs)
+        finally:
+            if enabled:
+                gc.enable()
+
+    return paused
+
+
 class _Counted:
     """A hasher that also reports the bytes it has seen (the streaming reader feeds it every
     chunk it reads)."""
@@ -106,6 +126,7 @@ class Catalogue:
     the most recently used first; ``progress`` is told how far the streaming has come.
     """
 
+    @_without_cycle_collection
     def __init__(self, directory: Path, suffix: str | None = None, chunk: int = 1 << 20,
                  product_cache: int = 100_000, text_cache: int = 512 << 20, progress: Progress | None = None) -> None:
         self.products_path, self.attrs_path, self.human_path = _find_files(Path(directory), suffix)
