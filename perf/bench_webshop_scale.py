@@ -120,12 +120,14 @@ def measure(data: Path, goals: int) -> dict:
             intents.append(check.intent)
         if len(intents) >= 40:
             break
-    times = []
+    times, answers = [], []
     for intent in intents:
         t0 = time.perf_counter()
-        adapter.reexecute(intent)
+        truth = adapter.reexecute(intent)
         times.append(time.perf_counter() - t0)
+        answers.append(len(truth.value))
     times.sort()
+    out["gt_answer_median"] = statistics.median(answers) if answers else float("nan")
     out["gt_intents"] = len(times)
     out["gt_median_ms"] = statistics.median(times) * 1000 if times else float("nan")
     out["gt_p95_ms"] = times[min(len(times) - 1, int(0.95 * len(times)))] * 1000 if times else float("nan")
@@ -152,6 +154,7 @@ ROWS = (
     ("band_per_graph_s", "  time per graph there (s)", "{:.3f}"),
     ("gt_median_ms", "GT/intent, largest cluster, median (ms)", "{:.1f}"),
     ("gt_p95_ms", "GT/intent, largest cluster, p95 (ms)", "{:.1f}"),
+    ("gt_answer_median", "  purchases per answer there, median", "{:.0f}"),
     ("load_start", "load average at start", "{:.1f}"),
     ("load_end", "load average at end", "{:.1f}"),
 )

@@ -142,6 +142,7 @@ class Catalogue:
         self._texts_held = 0
         self.parsed = 0  # full products rebuilt since the files were indexed
         self._spill = tempfile.TemporaryFile(prefix="miscue-webshop-")
+        self._spill_end = 0
         weakref.finalize(self, self._spill.close)
         human_bytes = self.human_path.read_bytes()
         self.sha256[self.human_path.name] = hashlib.sha256(human_bytes).hexdigest()
@@ -208,8 +209,7 @@ class Catalogue:
                     c, pos = order[packed >> 32], packed & 0xFFFFFFFF
                     c.rewritten |= c.attr_lengths[pos] > 0
                     data = marshal.dumps(attrs)
-                    c.attr_offsets[pos], c.attr_lengths[pos] = self._spill.tell(), len(data)
-                    self._spill.write(data)
+                    c.attr_offsets[pos], c.attr_lengths[pos] = self._append(data), len(data)
                     c.index.add_attributes(pos, attrs)
             except Malformed as exc:
                 raise HostDataError(f"{self.attrs_path}: {exc} (field: {exc.field})") from None
@@ -234,15 +234,21 @@ class Catalogue:
         return _Cluster(ClusterIndex(name, lambda pos: self.product(name, pos), lambda: self._text(name)), number)
 
     def _spill_to(self, offsets: array, lengths: array, data: bytes) -> None:
-        offsets.append(self._spill.tell())
+        offsets.append(self._append(data))
         lengths.append(len(data))
-        self._spill.write(data)
 
     def _flush(self, c: _Cluster) -> None:
         if c.pending:
-            c.runs.append((self._spill.tell(), len(c.pending)))
-            self._spill.write(c.pending)
+            c.runs.append((self._append(c.pending), len(c.pending)))
             c.pending = bytearray()
+
+    def _append(self, data: bytes | bytearray) -> int:
+        """Write ``data`` at the end of the spill file; its offset (counted here: asking the
+        buffered file costs a system call's worth of time per record)."""
+        at = self._spill_end
+        self._spill.write(data)
+        self._spill_end = at + len(data)
+        return at
 
     def _read(self, offset: int, length: int) -> bytes:
         return os.pread(self._spill.fileno(), length, offset)

@@ -103,6 +103,19 @@ class _Reader:
                     raise Malformed(f"not valid JSON at byte {start}: {exc.msg}", field) from None
             self._fill()
 
+    def more(self, close: str, field: str) -> bool:
+        """After a value: consume ',' (True: another value follows) or ``close`` (False)."""
+        pos = self.pos
+        if pos < len(self.buf) and self.buf[pos] == ",":  # the common case, without peek()
+            self.pos = pos + 1
+            self.byte += 1
+            return True
+        if self.peek() == ",":
+            self.take(",", field)
+            return True
+        self.take(close, field)
+        return False
+
     def drain(self) -> None:
         """Require only whitespace up to the end (and let the hasher see every byte)."""
         ch = self.peek()
@@ -123,12 +136,8 @@ def iter_array(fh: BinaryIO, hasher: Any = None, chunk: int = 1 << 20) -> Iterat
         while True:
             yield r.value(f"[{i}]")
             i += 1
-            ch = r.peek()
-            if ch == ",":
-                r.take(",", f"[{i}]")
-                continue
-            r.take("]", f"[{i}]")
-            break
+            if not r.more("]", f"[{i}]"):
+                break
     r.drain()
 
 
@@ -148,11 +157,8 @@ def iter_object(fh: BinaryIO, hasher: Any = None, chunk: int = 1 << 20) -> Itera
             r.take(":", key)
             _, value = r.value(key)
             yield offset, key, value
-            if r.peek() == ",":
-                r.take(",", key)
-                continue
-            r.take("}", key)
-            break
+            if not r.more("}", key):
+                break
     r.drain()
 
 
