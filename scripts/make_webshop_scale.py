@@ -5,7 +5,7 @@
 WebShop's full data (items_shuffle.json / items_ins_v2.json, 1.18 M products, several GB) is a
 Google-Drive download that is not available here; this writes a stand-in of any size in the
 same three files, so the adapter's scale can be measured (``perf/bench_webshop_scale.py``) and
-tested (``tests/test_webshop_scale.py``). Output is for /tmp or artifacts/, never committed.
+tested (``tests/integration/test_webshop_scale.py``). Output is for /tmp or artifacts/, never committed.
 
 The shape follows WebShop's (hosts notes, part B): 5 categories and 113 scrape queries (the
 clusters), whose sizes are skewed like a Zipf law (at 1.18 M products the largest holds ~84 k,
