@@ -9,8 +9,10 @@ import json
 
 import pytest
 from support.webshop_tiny import P1, P2, tiny_files, write_files
+from typer.testing import CliRunner
 
 from adapters.webshop import WebShopAdapter, iter_array, iter_object, read_value_at
+from flows.cli import app
 from miscue.host import HostDataError
 
 @pytest.mark.parametrize(
@@ -87,3 +89,23 @@ def test_environment_id_follows_the_data(tmp_path):
     assert WebShopAdapter(tmp_path / "a", type_factor="heuristic").env_id == a.env_id
     assert a.graph_config() == {"require_full_quota": True}
     assert WebShopAdapter(tmp_path / "a", require_full_quota=False).graph_config() == {"require_full_quota": False}
+
+
+def test_streaming_reports_the_bytes_read(tmp_path):
+    data = write_files(tmp_path / "ws", *tiny_files())
+    seen: list[tuple[int, int]] = []
+    WebShopAdapter(data, progress=lambda done, total: seen.append((done, total)))
+    total = sum((data / name).stat().st_size for name in ("items_shuffle_tiny.json", "items_ins_v2_tiny.json"))
+    assert seen and seen[-1] == (total, total)
+    assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:]))
+
+
+def test_cli_graphs_reads_the_data_directory_it_is_given(tmp_path):
+    data = write_files(tmp_path / "ws", *tiny_files())
+    args = ["graphs", "--benchmark", "webshop", "--json", "--artifacts", str(tmp_path / "art")]
+    res = CliRunner().invoke(app, args + ["--webshop-data", str(data)])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout)
+    assert summary["tasks"] == len(WebShopAdapter(data).load_seeds())  # the tiny catalogue's goals, not the shipped ones
+    missing = CliRunner().invoke(app, args + ["--webshop-data", str(tmp_path / "nowhere")])
+    assert missing.exit_code == 2 and "nowhere" in missing.output
