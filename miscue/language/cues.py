@@ -1,0 +1,111 @@
+"""The words around a value that change what it means, in plain English (host-agnostic): a
+pointer to shared knowledge instead of a value, a subjective or comparative description, a
+false premise and the fallback a customer settles for, a request, an aside.
+
+Patterns run on folded text (:func:`miscue.language.text.fold`); each returns spans.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    """Compile with every apostrophe optional (people type "dont", "youre")."""
+    return re.compile(pattern.replace("'", "'?"))
+
+_OBJ = (r"(?:one|ones|card|address|size|color|colour|model|version|kind|type|option|setting|name|date|day|flight|"
+        r"flights|seat|cabin|class|payment|method|account|order|reservation|booking|item|reason|amount|number|"
+        r"spelling|time|style|variant|shade|length|capacity|storage)")
+
+#: a pointer to shared knowledge standing in for a value ("the one I mentioned", "my usual card")
+REFERRING = _rx(
+    r"\b(?:(?:the|my|our) usual(?: " + _OBJ + r")?"
+    r"|(?:the )?same (?:" + _OBJ + r" )?as (?:before|last time|usual|always|(?:the |my )?(?:last|previous|other) (?:time|one|order|trip))"
+    r"|the " + _OBJ + r" (?:that )?(?:i|we|you) (?:mentioned|told you(?: about)?|talked about|discussed|gave you|used|said|"
+    r"picked|chose|agreed on|went with|had|spoke about|settled on|wrote down|noted)(?: (?:before|earlier|last time|previously|"
+    r"already|on the phone|in my (?:last|previous) (?:message|email|call)|with your colleague))?"
+    r"|(?:the|that|this|my|our)(?: other)?(?: \w+){0,2} (?:i|we|you)(?: \w+)? (?:mentioned|told you about|told you|"
+    r"talked about|talked abou|discussed|spoke about|brought up|gave you|use|used|always use|usually use|normally use)"
+    r"(?: (?:before|earlier|last time|previously|already|on the phone))?"
+    r"|the one (?:from|on) (?:before|last time|file|the (?:last|previous) (?:call|chat|order|time))"
+    r"|(?:that|this) (?:one|card|size|color|colour|model|version|option)(?= |\.|,|$)"
+    r"|the (?:" + _OBJ + r") (?:on file|we (?:agreed|settled) on)"
+    r"|you know (?:which|the) (?:one|card|size|model)"
+    r"|(?:whatever|whichever) (?:i|we) (?:said|used|picked|chose|mentioned) (?:before|last time|earlier)"
+    r"|(?:as|like) (?:before|last time|usual))\b"
+)
+
+_COMPARATIVE = (r"bigger|larger|smaller|longer|shorter|wider|narrower|taller|higher|lower|cheaper|pricier|lighter|"
+                r"heavier|brighter|dimmer|faster|slower|newer|later|earlier|nicer|better|roomier|sturdier|stronger|"
+                r"comfier|warmer|cooler|thicker|thinner|quieter|louder|sharper|beefier|fancier|"
+                r"more (?:spacious|affordable|comfortable|powerful|storage|memory|space|room|legroom|capacity|"
+                r"reasonable|premium|modest|compact|portable|bags?|luggage)|less (?:bright|expensive|pricey|bulky|heavy)")
+_SUBJECTIVE = (r"good|decent|reasonable|nice|comfortable|convenient|suitable|sensible|affordable|cheap|cheapish|"
+               r"budget|inexpensive|pricey|fancy|premium|generous|plenty of|enough|big|small|large|huge|tiny|compact|"
+               r"roomy|spacious|fair|modest|proper|solid|shortish|longish|biggish|smallish|appropriate|right|"
+               r"comfy|a couple of|couple of|a few|a bunch of|several|some extra|sometime|soonish|"
+               r"a size up|a size down|one size up|one size down|up a size|down a size|a step up|a step down|"
+               r"an upgrade|a downgrade|top of the line|high end|low end|entry level|mid range|midrange|"
+               r"not too (?:big|small|expensive|pricey|long|short|early|late|heavy)")
+#: a subjective or comparative description standing in for a value ("a bigger size", "something cheap")
+VAGUE = _rx(r"\b(?:" + _COMPARATIVE + "|" + _SUBJECTIVE + r")\b")
+
+_PREMISE_OPEN = (r"since|as|because|given(?: that)?|now that|seeing(?: that| as)?|i know|i heard|i was told|"
+                 r"apparently|i understand|i see|i noticed|i realise|i realize|it seems|it looks like|"
+                 r"your (?:site|website|app|store) says|they told me|i read")
+_GONE = (r"full|booked up|fully booked|shut down|closed|expired|frozen|blocked|deactivated|declined|cancelled|"
+         r"canceled|discontinued|gone|unavailable|sold out|out of stock|not available|no longer available|taken")
+_NOT_CAPABLE = (r"made|offered|sold|used|usable|go|going|come|exist|accepted|allowed|possible|available|"
+                r"an option|in stock|carried|make|carry|sell|offer|have|get|be done|be had|be chosen|be picked|apply|"
+                r"be applied|be refunded|refund")
+_UNAVAILABLE = (r"sold out|out of stock|unavailable|not available|no longer (?:available|sold|made|offered|an option)|"
+                r"(?:you're|you are|they're|they are|we're|it's|it is) (?:all |completely |totally )?out of|"
+                r"(?:is|are|was|were|got|has been|have been|'s|'re)(?: \w+)? (?:" + _GONE + r")|"
+                r"(?:can't|cannot|can not|won't|will not|doesn't|don't|does not|do not|isn't|aren't|not)(?: be)?(?: \w+)? "
+                r"(?:" + _NOT_CAPABLE + r")|out of production|"
+                r"already (?:been )?(?:done|taken care of|processed|applied|changed|fixed|cancelled|canceled|booked|"
+                r"handled|sorted|updated|set)|(?:was|were|has been|have been) (?:taken care of|handled|done|sorted)")
+#: a premise taken for granted about a requirement ("since the clicky ones are sold out"): the
+#: clause that says a value cannot be had (or was already dealt with), from the clause's start
+PREMISE = _rx(r"(?:^|(?<=[.;!?,:(])|\b(?:so|but|and)\b)[^.;!?,:]{0,160}?\b(?:" + _UNAVAILABLE + r")\b")
+PREMISE_OPENERS = _rx(r"\b(?:" + _PREMISE_OPEN + r")\b")
+#: words of settling for a fallback ("I'll take", "go with", "any ... works")
+SETTLE = _rx(r"\b(?:settle for|make do with|go with|going with|accept|just get|i'll take|i will take|i'd take|"
+                    r"i can take|take|switch to|use|choose|pick|get|do|fine with|ok with|okay with|happy with|"
+                    r"works|is fine|will do|would do|is ok|is okay)\b")
+
+#: a request: an ask, a wish, a question, or an imperative at the start of a sentence
+REQUEST = _rx(
+    r"\b(?:i want|i need|i'd like|i would like|id like|i wanna|i'm looking for|im looking for|i am looking for|"
+    r"looking for|please|pls|can you|could you|would you|will you|can i|could i|may i|help me|i wish to|let me|"
+    r"i'd love|i would love|go ahead|i'd prefer|i would prefer|i'm trying to|im trying to|i am trying to|"
+    r"need to|want to|have to|would like to|i'd appreciate|i would appreciate|kindly|do me a favou?r)\b"
+    r"|\?"
+    r"|(?:^|[.!;:]\s+|\b(?:and|also|then|so|just|now)\s+)(?:cancel|exchange|return|change|switch|book|update|modify|swap|"
+    r"send|refund|downgrade|upgrade|move|put|make|add|remove|replace|process|issue|give|find|get|buy|order|"
+    r"charge|use|ship|set|reserve|rebook|fix|correct|show|pick|keep|credit)\b"
+)
+
+#: "both", "each", "all of them": one value said once for several requirements
+DISTRIBUTIVE = _rx(r"\b(?:both|each|all of them|all of those|for all|either|all)\b")
+
+#: a word that separates two candidate attachment sites ("A and B", "A or B", "A with B")
+COORDINATION = _rx(r"\b(?:and|or|plus|as well as|along with|with)\b")
+
+
+_CLAUSE_END = _rx(r"[.;!?,:]|\s(?:so|but|and then)\s")
+
+
+def spans(pattern: re.Pattern[str], folded: str) -> list[tuple[int, int]]:
+    return [m.span() for m in pattern.finditer(folded)]
+
+
+def clause_spans(pattern: re.Pattern[str], folded: str) -> list[tuple[int, int]]:
+    """Each match extended to the end of its clause (a premise names its value after the verb
+    too: "you're out of that model in size 10, so ...")."""
+    out = []
+    for a, b in spans(pattern, folded):
+        end = _CLAUSE_END.search(folded, b)
+        out.append((a, end.start() if end else len(folded)))
+    return out

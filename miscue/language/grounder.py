@@ -1,0 +1,351 @@
+"""The grounder: which legal value a text gives for each requirement, and where it says so.
+
+For a text and an intent's :class:`~miscue.language.domain.Domains`, :meth:`Grounder.ground`
+finds every mention:
+
+- **value**: a surface form of a legal value (multi-word spans, typos tolerated, the longest
+  form winning where forms overlap, so "not waterproof" is not also "waterproof"). A form shared
+  by several values of a slot leaves the mention with all of them: lexically ambiguous, never
+  guessed. A form several slots share is attributed by the words around it: the slot whose
+  anchors (its object: "keyboard", "#W2378156") and names ("size", "switches") stand nearest;
+  a tie leaves it unattributed (a modifier that could attach to either).
+- **current**: a value mentioned as what the customer has now, not what they want ("instead of
+  the black one", "from size 9").
+- **referring** / **vague**: a pointer to shared knowledge or a subjective description standing
+  where a value would, attributed like a value by its surroundings.
+- **operation** / **extra**: an operation the customer asks for and an extra detail they volunteer
+  (the domains' details).
+A value said inside a premise taken for granted ("since the clicky ones are sold out") is marked
+``in_premise``. Nothing here knows a host: the adapters supply the domains.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+from miscue.language import cues
+from miscue.language.domain import Detail, Domains, SlotDomain
+from miscue.language.text import Token, close, fold, tokens, words
+
+#: words right before a value that make it the customer's current one, not the one they want
+#: (the phrase may end up to two words before the value: "instead of the black one")
+_CURRENT_BEFORE = {("instead", "of"), ("rather", "than"), ("currently",), ("old",), ("current",),
+                   ("original",), ("not",), ("replace",), ("replacing",), ("than",), ("existing",), ("previous",),
+                   ("swap", "out"), ("no", "longer", "want"), ("dont", "want"), ("do", "not", "want"), ("got", "the"),
+                   ("received", "the"), ("have", "the"), ("bought", "the"), ("ordered", "the")}
+_CURRENT_AFTER = {("one", "i", "have"), ("i", "have"), ("that", "i", "have"), ("i", "got"), ("i", "received"),
+                  ("came",), ("that", "came"), ("doesnt", "fit"), ("is", "too"), ("was", "too"), ("are", "too")}
+WINDOW = 12  # tokens: how far anchors and names may stand from a mention to attribute it
+
+
+@dataclass(frozen=True)
+class Mention:
+    kind: str  # value | current | referring | vague | operation | extra
+    start: int  # character span in the text
+    end: int
+    text: str
+    slots: tuple[str, ...] = ()  # the slot(s) it is attributed to; several: unattributed between them
+    values: tuple[str, ...] = ()  # value keys (value/current kinds); several: ambiguous
+    ref: str | None = None  # operation/extra: the detail's ref
+    in_premise: bool = False
+    weak: bool = False  # a member said by a weak form (a date several segments share)
+    candidates: tuple[str, ...] = ()  # every slot the words could belong to (before attribution)
+
+    @property
+    def attributed(self) -> bool:
+        return len(self.slots) == 1
+
+    @property
+    def ambiguous(self) -> bool:
+        return len(self.values) > 1
+
+
+@dataclass
+class Grounding:
+    """Every mention found in one text."""
+
+    text: str
+    mentions: list[Mention] = field(default_factory=list)
+    premises: list[tuple[int, int]] = field(default_factory=list)  # character spans
+    requests: list[tuple[int, int]] = field(default_factory=list)
+
+    def of(self, slot: str, *kinds: str) -> list[Mention]:
+        """The mentions attributed to ``slot`` (of the given kinds)."""
+        return [m for m in self.mentions if m.slots == (slot,) and (not kinds or m.kind in kinds)]
+
+    def touching(self, slot: str, *kinds: str) -> list[Mention]:
+        """The mentions that could belong to ``slot``, attributed or not."""
+        return [m for m in self.mentions if slot in m.slots and (not kinds or m.kind in kinds)]
+
+    def could_be(self, slot: str, *kinds: str) -> list[Mention]:
+        """The mentions whose words fit ``slot``, wherever the words around attached them."""
+        return [m for m in self.mentions if slot in (m.candidates or m.slots) and (not kinds or m.kind in kinds)]
+
+    def values_of(self, slot: str) -> set[str]:
+        """Value keys the text states, unambiguously, for ``slot`` (not as a current value)."""
+        return {m.values[0] for m in self.of(slot, "value") if len(m.values) == 1 and not m.in_premise}
+
+    def doubted(self, slot: str) -> set[str]:
+        """Value keys the text mentions for ``slot`` inside a premise taken for granted."""
+        return {v for m in self.touching(slot, "value") if m.in_premise for v in m.values}
+
+    def details(self, kind: str) -> list[Mention]:
+        return [m for m in self.mentions if m.kind == kind]
+
+    @cached_property
+    def covered(self) -> list[tuple[int, int]]:
+        """Character spans of every mention (for finding what the text says about nothing)."""
+        return sorted((m.start, m.end) for m in self.mentions)
+
+
+@dataclass
+class _Context:
+    """What attribution needs of one text: its tokens, each token's sentence, the cue positions."""
+
+    toks: list[Token]
+    sentence: list[int]
+    cue_pos: dict[str, list[int]]
+
+    def distributive(self, span: tuple[int, int]) -> bool:
+        """The mention's sentence says the value holds for several things ("both", "all")."""
+        here = self.sentence[span[0]] if self.sentence else 0
+        return any(t.text in _DISTRIBUTIVE for k, t in enumerate(self.toks) if self.sentence[k] == here)
+
+
+_DISTRIBUTIVE = {"both", "all", "each", "either", "every", "everything"}
+
+
+def _sentences(text: str, toks: list[Token]) -> list[int]:
+    """The sentence index of every token (sentences end at . ! ? ; or a line break)."""
+    out, n, last = [], 0, 0
+    for t in toks:
+        n += sum(1 for ch in text[last:t.start] if ch in ".!?;\n")
+        last = t.start
+        out.append(n)
+    return out
+
+
+@dataclass(frozen=True)
+class _Form:
+    words: tuple[str, ...]
+    slot: str | None  # None: a detail
+    value: str | None  # value key (slots), member key (parts) or detail ref
+    kind: str  # value | member | operation | extra
+    weak: bool = False
+
+
+class Grounder:
+    """Grounds texts against one intent's domains (compile once, ground many texts)."""
+
+    def __init__(self, domains: Domains) -> None:
+        self.domains = domains
+        forms: list[_Form] = []
+        for d in domains.slots.values():
+            for v in d.values:
+                forms += [_Form(w, d.slot, v.key, "value") for w in {words(f) for f in v.forms} if w]
+            for part in d.parts:
+                forms += [_Form(w, d.slot, part.key, "member") for w in {words(f) for f in part.forms} if w]
+                forms += [_Form(w, d.slot, part.key, "member", weak=True) for w in {words(f) for f in part.weak} if w]
+        for det in domains.details:
+            forms += [_Form(w, None, det.ref, det.kind) for w in {words(f) for f in det.forms} if w]
+        self._by_first: dict[str, list[_Form]] = defaultdict(list)
+        for f in forms:
+            self._by_first[f.words[0]].append(f)
+        self._firsts = list(self._by_first)
+        self._cues: dict[str, list[tuple[str, ...]]] = {
+            s: [w for w in {words(x) for x in (*d.names, *d.anchors)} if w] for s, d in domains.slots.items()}
+
+    # ----------------------------------------------------------------------------- matching
+    def _starts(self, toks: list[Token]) -> dict[int, list[_Form]]:
+        """Forms whose first word is at each position (typo-tolerant)."""
+        near: dict[str, list[str]] = {}
+        for t in {t.text for t in toks}:
+            near[t] = [f for f in self._firsts if close(t, f)]
+        return {i: [f for first in near[t.text] for f in self._by_first[first]] for i, t in enumerate(toks)}
+
+    @staticmethod
+    def _match(toks: list[Token], i: int, form: tuple[str, ...]) -> int | None:
+        """End index (exclusive) when ``form`` matches at token ``i``."""
+        if i + len(form) > len(toks):
+            return None
+        for k, w in enumerate(form):
+            if not close(toks[i + k].text, w):
+                return None
+        return i + len(form)
+
+    def _raw(self, toks: list[Token]) -> list[tuple[int, int, _Form]]:
+        out = []
+        for i, forms in self._starts(toks).items():
+            for f in forms:
+                end = self._match(toks, i, f.words)
+                if end is not None:
+                    out.append((i, end, f))
+        return out
+
+    @staticmethod
+    def _longest(raw: list[tuple[int, int, _Form]]) -> dict[tuple[int, int], list[_Form]]:
+        """Keep the spans no longer span contains (a longer form wins where forms overlap)."""
+        spans = sorted({(i, j) for i, j, _ in raw}, key=lambda s: (-(s[1] - s[0]), s[0]))
+        kept: list[tuple[int, int]] = []
+        for s in spans:
+            if not any(k[0] <= s[0] and s[1] <= k[1] for k in kept):
+                kept.append(s)
+        out: dict[tuple[int, int], list[_Form]] = defaultdict(list)
+        for i, j, f in raw:
+            if (i, j) in kept:
+                out[(i, j)].append(f)
+        return out
+
+    def _cue_positions(self, toks: list[Token]) -> dict[str, list[int]]:
+        """Token positions of each slot's names and anchors."""
+        out: dict[str, list[int]] = defaultdict(list)
+        for slot, phrases in self._cues.items():
+            for p in phrases:
+                for i in range(len(toks)):
+                    if self._match(toks, i, p) is not None:
+                        out[slot] += list(range(i, i + len(p)))
+        return out
+
+    @staticmethod
+    def _distance(span: tuple[int, int], positions: Iterable[int], sentence: list[int]) -> float:
+        """Tokens between a mention and the nearest cue; a cue after the mention counts double
+        (in English a value mostly follows what it qualifies: "cancel #A since ..."), a cue in
+        another sentence counts a whole window more."""
+        best = float(10 ** 6)
+        here = sentence[span[0]] if sentence else 0
+        for p in positions:
+            d = float(span[0] - p) if p < span[0] else (2.0 * (p - span[1] + 1) if p >= span[1] else 0.0)
+            if sentence and sentence[p] != here:
+                d += WINDOW
+            best = min(best, d)
+        return best
+
+    def _attribute(self, span: tuple[int, int], slots: list[str], ctx: "_Context", keys: set[str] = frozenset()) -> tuple[str, ...]:  # type: ignore[assignment]
+        """The slot(s) a mention belongs to.
+
+        - An identifier (an order, a reservation, a card) belongs to the requirement it is the
+          true value of, when exactly one candidate's truth it is (ids anchor themselves).
+        - A value said once for all ("both to economy", "cancel both") belongs to every
+          candidate whose true value it is.
+        - Otherwise the nearest cues (names and anchors) win; cues every candidate shares (the
+          request verb of two cancellations) tell nothing apart; a tie stays unattributed.
+        """
+        slots = sorted(set(slots))
+        if len(slots) == 1:
+            return tuple(slots)
+        doms = [self.domains[s] for s in slots]
+        owners = [d.slot for d in doms if d.truth_key in keys]
+        if all(d.identifier for d in doms) and len(owners) == 1:
+            return (owners[0],)
+        if len(owners) > 1 and ctx.distributive(span):
+            return tuple(owners)
+        shared = set.intersection(*(set(ctx.cue_pos.get(s, ())) for s in slots))
+        dist = {s: self._distance(span, [p for p in ctx.cue_pos.get(s, ()) if p not in shared], ctx.sentence) for s in slots}
+        best = min(dist.values())
+        winners = tuple(s for s in slots if dist[s] == best)
+        if best > WINDOW and len(winners) > 1:
+            return tuple(slots)
+        return winners
+
+    @staticmethod
+    def _current(toks: list[Token], i: int, j: int) -> bool:
+        before = tuple(t.text for t in toks[max(0, i - 5):i])
+        after = tuple(t.text for t in toks[j:j + 3])
+        for p in _CURRENT_BEFORE:
+            for gap in (0, 1, 2):  # "instead of [the] [old] black"
+                end = len(before) - gap
+                if end >= len(p) and before[end - len(p):end] == p and all(w in ("the", "a", "my", "one", "pair", "of")
+                                                                           for w in before[end:]):
+                    return True
+        if before[-1:] == ("from",) and any(w in ("to", "into") for w in (t.text for t in toks[j:j + 5])):
+            return True  # "from size 9 to size 10"
+        return any(after[:len(p)] == p for p in _CURRENT_AFTER)
+
+    # ------------------------------------------------------------------------------ ground
+    def ground(self, text: str) -> Grounding:
+        toks = tokens(text)
+        folded = fold(text)
+        out = Grounding(text, premises=cues.clause_spans(cues.PREMISE, folded), requests=cues.spans(cues.REQUEST, folded))
+        cue_pos = self._cue_positions(toks)
+        ctx = _Context(toks, _sentences(text, toks), cue_pos)
+        for (i, j), forms in sorted(self._longest(self._raw(toks)).items()):
+            start, end = toks[i].start, toks[j - 1].end
+            frag = text[start:end]
+            in_premise = any(a <= start and end <= b for a, b in out.premises)
+            for kind, ref in sorted({(f.kind, f.value) for f in forms if f.slot is None}):
+                out.mentions.append(Mention(kind, start, end, frag, ref=ref, in_premise=in_premise))
+            current = self._current(toks, i, j)
+            for kind in ("value", "member"):
+                found = [f for f in forms if f.slot is not None and f.kind == kind]
+                if not found:
+                    continue
+                candidates = tuple(sorted({f.slot for f in found}))  # type: ignore[misc]
+                slots = self._attribute((i, j), list(candidates), ctx, {f.value for f in found})  # type: ignore[misc]
+                keys = tuple(sorted({f.value for f in found if f.slot in slots}))  # type: ignore[misc]
+                weak = all(f.weak for f in found)
+                if kind == "value" and current and any(self.domains[x].has_current for x in slots):
+                    kind = "current"
+                out.mentions.append(Mention(kind, start, end, frag, slots, keys, in_premise=in_premise, weak=weak,
+                                            candidates=candidates))
+        self._transitions(out, ctx)
+        for kind, pattern in (("referring", cues.REFERRING), ("vague", cues.VAGUE)):
+            for a, b in cues.spans(pattern, folded):
+                if any(m.start <= a and b <= m.end for m in out.mentions if m.kind in ("value", "current")):
+                    continue  # a legal value's own words ("medium", "large")
+                span = self._token_span(toks, a, b)
+                if span is None:
+                    continue
+                near = [s for s, pos in cue_pos.items() if self._distance(span, pos, ctx.sentence) <= WINDOW // 2]
+                if kind == "vague" and any(self.domains[s].ordered for s in near):
+                    near = [s for s in near if self.domains[s].ordered]  # a comparative describes an order
+                slots = self._attribute(span, near, ctx) if near else ()
+                out.mentions.append(Mention(kind, a, b, text[a:b], slots, in_premise=any(p <= a < q for p, q in out.premises)))
+        out.mentions.sort(key=lambda m: (m.start, m.end, m.kind))
+        return out
+
+    def _transitions(self, out: Grounding, ctx: _Context) -> None:
+        """"Downgrade the business bookings to economy": of two values of one requirement in a
+        sentence, the one after "to"/"into"/"for" is wanted, the earlier one is what the
+        customer has now."""
+        starts = {t.start: k for k, t in enumerate(ctx.toks)}
+        values = [m for m in out.mentions if m.kind == "value" and m.slots
+                  and all(self.domains[s].has_current for s in m.slots)]
+        for later in values:
+            k = starts.get(later.start)
+            if k is None or k == 0 or ctx.toks[k - 1].text not in ("to", "into", "for"):
+                continue
+            for i, earlier in enumerate(out.mentions):
+                if (earlier in values and set(earlier.slots) <= set(later.slots) and not set(earlier.values) & set(later.values)
+                        and earlier.end <= later.start and ctx.sentence[starts.get(earlier.start, k)] == ctx.sentence[k]):
+                    out.mentions[i] = replace(earlier, kind="current")
+
+    @staticmethod
+    def _token_span(toks: list[Token], a: int, b: int) -> tuple[int, int] | None:
+        idx = [k for k, t in enumerate(toks) if t.start >= a and t.end <= b]
+        return (idx[0], idx[-1] + 1) if idx else None
+
+    # ----------------------------------------------------------------------------- resolve
+    def resolve(self, slot: str, phrase: str | None) -> set[str]:
+        """The value keys of ``slot`` a phrase (e.g. an extractor's quoted value) names."""
+        if not phrase or slot not in self.domains:
+            return set()
+        found = self.ground(phrase)
+        keys = {v for m in found.touching(slot, "value", "current") for v in m.values if m.slots == (slot,) or slot in m.slots}
+        if keys:
+            return keys
+        d: SlotDomain = self.domains[slot]
+        target = words(phrase)
+        return {v.key for v in d.values if any(words(f) == target for f in v.forms)}
+
+    def detail(self, kind: str, phrase: str | None) -> Detail | None:
+        """The operation or extra detail a phrase names (the longest form found in it)."""
+        if not phrase:
+            return None
+        found = [m for m in self.ground(phrase).details(kind)]
+        if not found:
+            return None
+        best = max(found, key=lambda m: m.end - m.start)
+        return next((d for d in self.domains.details if d.kind == kind and d.ref == best.ref), None)
