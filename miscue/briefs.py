@@ -37,6 +37,7 @@ class Requirement(BaseModel):
     spoken: str  # e.g. "clicky"
     ordered: bool = False
     says: list[str] = Field(default_factory=list)  # other ways customers say the true value
+    parts: list[Option] = Field(default_factory=list)  # a list value's parts (items, flights, passengers)
     options: list[Option] = Field(default_factory=list)  # the other legal values (extraction forms only)
 
 

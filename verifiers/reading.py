@@ -1,16 +1,8 @@
 """What a text says about each requirement, grounded in the host's data (DESIGN section 6a), and
 the literal readings it gives.
 
-:func:`read` grounds a text against the true intent's value domains and states each requirement:
-
-- ``true``: the text gives the true value;
-- ``other``: it gives one legal value other than the truth (one stated value);
-- ``ambiguous``: its words fit several legal values, or could attach to several requirements;
-- ``marked``: a pointer ("the usual one") or a subjective description ("a bigger one") stands
-  where the value would;
-- ``doubted``: the true value is named inside a premise taken for granted ("since X is sold out");
-- ``partial``: a list value (items, flights, passengers) whose parts the text names only in part;
-- ``open``: the text gives nothing for it.
+:func:`read` grounds a text against the true intent's value domains and states each requirement
+(:mod:`miscue.language.states`: true, other, ambiguous, marked, doubted, partial, open).
 
 A requirement is *conveyed* when its state executes to the true outcome: the true value, or a
 state whose literal reading (the stated value, or the slot left open) reaches the same ground
@@ -19,113 +11,16 @@ truth (a requirement the host would fill in the same way whatever the customer s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from miscue.host import Adapter, NotExecutable
-from miscue.language import Grounding, Mention, SlotDomain
+from miscue.language.states import SlotReading, TextReading, states
 from miscue.schema import GroundTruth, Intent
 
-STATES = ("true", "other", "ambiguous", "marked", "doubted", "partial", "open")
-
-
-@dataclass(frozen=True)
-class SlotReading:
-    slot: str
-    state: str
-    values: tuple[str, ...] = ()  # value keys the text gives (other / ambiguous / doubted)
-    mentions: tuple[Mention, ...] = ()
-
-    def said(self) -> str:
-        return " / ".join(m.text for m in self.mentions)
-
-
-@dataclass
-class TextReading:
-    """A text's grounding and each requirement's state."""
-
-    grounding: Grounding
-    slots: dict[str, SlotReading] = field(default_factory=dict)
-    truth_keys: dict[str, str] = field(default_factory=dict)
-
-    def __getitem__(self, slot: str) -> SlotReading:
-        return self.slots[slot]
-
-    def operations(self) -> list[Mention]:
-        return self.grounding.details("operation")
-
-    def extras(self) -> list[Mention]:
-        return self.grounding.details("extra")
-
-
-def _list_state(g: Grounding, d: SlotDomain) -> SlotReading:
-    """A list value said part by part: the legal value whose every part the text names (parts
-    named by a flight number or a name count more than parts named by a shared date)."""
-    whole = [m for m in g.touching(d.slot, "value") if not m.in_premise and _own(m, d) == (d.truth_key,)]
-    if whole:  # said as a whole ("the same flights"), for it alone or for all alike
-        return SlotReading(d.slot, "true", (d.truth_key,), tuple(whole))
-    doubted = [m for m in g.touching(d.slot, "member") if m.in_premise and m.values
-               and any(k in d.true_value.members for k in m.values)]
-    found = [m for m in g.touching(d.slot, "member") if not m.in_premise]
-    if doubted:  # a part of the true value is named in a premise taken for granted
-        others = [v.key for v in d.values[1:] if v.members and v.members <= {k for m in found for k in m.values}]
-        return SlotReading(d.slot, "doubted", tuple(others[:1]), tuple(doubted + found))
-    strong = {k for m in found if not m.weak and m.slots == (d.slot,) for k in m.values}
-    weak = {k for m in found if m.weak or len(m.slots) > 1 for k in m.values} - strong
-    if not found:
-        return SlotReading(d.slot, "open")
-    full = [v for v in d.values if v.members and v.members <= strong | weak]
-    if not full:
-        return SlotReading(d.slot, "partial", (), tuple(found))
-    score = {v.key: 2 * len(v.members & strong) + len(v.members & weak) - len(strong - v.members) for v in full}
-    best = max(score.values())
-    winners = [k for k, n in score.items() if n == best]
-    if len(winners) > 1:
-        return SlotReading(d.slot, "ambiguous", tuple(sorted(winners)), tuple(found))
-    return SlotReading(d.slot, "true" if winners[0] == d.truth_key else "other", (winners[0],), tuple(found))
-
-
-def _own(m: Mention, d: SlotDomain) -> tuple[str, ...]:
-    """The value keys of a mention that are legal values of ``d`` (a mention several requirements
-    share carries every candidate's keys)."""
-    return tuple(k for k in m.values if d.value(k) is not None)
-
-
-def _state(g: Grounding, d: SlotDomain) -> SlotReading:
-    slot, truth_key = d.slot, d.truth_key
-    if d.parts:
-        return _list_state(g, d)
-    values = [m for m in g.of(slot, "value") if not m.in_premise and _own(m, d)]
-    doubted = [m for m in g.touching(slot, "value") if m.in_premise and truth_key in _own(m, d)]
-    tied = [m for m in g.touching(slot, "value") if len(m.slots) > 1 and not m.in_premise and _own(m, d)]
-    marks = g.of(slot, "referring", "vague") or g.touching(slot, "referring", "vague")
-    keys = {v for m in values for v in _own(m, d)}
-    single = {_own(m, d)[0] for m in values if len(_own(m, d)) == 1}
-    if truth_key in single:
-        return SlotReading(slot, "true", (truth_key,), tuple(values))
-    if doubted:
-        others = tuple(sorted(single - {truth_key}))
-        return SlotReading(slot, "doubted", others, tuple(doubted + values))
-    if any(len(_own(m, d)) > 1 for m in values) or len(single) > 1:
-        return SlotReading(slot, "ambiguous", tuple(sorted(keys)), tuple(values))
-    if single:
-        return SlotReading(slot, "other", tuple(sorted(single)), tuple(values))
-    if tied:  # words several requirements share ("both to economy"): the true value for all of them is conveyed
-        tied_keys = {v for m in tied for v in _own(m, d)}
-        return SlotReading(slot, "true" if tied_keys == {truth_key} else "ambiguous", tuple(sorted(tied_keys)), tuple(tied))
-    if marks:
-        return SlotReading(slot, "marked", (), tuple(marks))
-    return SlotReading(slot, "open")
-
+__all__ = ["SlotReading", "TextReading", "conveyed", "outcome", "read", "with_state"]
 
 def read(adapter: Adapter, intent: Intent, text: str) -> TextReading:
     """Ground ``text`` against ``intent``'s domains and state every requirement."""
     grounder = adapter.grounder(intent)
-    g = grounder.ground(text)
-    out = TextReading(g)
-    for c in intent.conditions:
-        out.slots[c.slot] = _state(g, grounder.domains[c.slot])
-        out.truth_keys[c.slot] = grounder.domains[c.slot].truth_key
-    return out
+    return states(grounder.ground(text), grounder.domains)
 
 
 def with_state(adapter: Adapter, intent: Intent, slot: str, state: SlotReading) -> list[Intent]:

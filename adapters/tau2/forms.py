@@ -43,12 +43,12 @@ VALUE_SYNONYMS = {
     ("armrest", "adjustable"): ("adjustable armrests",), ("armrest", "fixed"): ("fixed armrests",),
     ("cover type", "hard cover"): ("hardcover", "hardback"), ("cover type", "soft cover"): ("softcover", "paperback"),
     ("size", "full size"): ("full-size", "full sized", "100%"), ("size", "60%"): ("60 percent",), ("size", "80%"): ("80 percent", "tenkeyless"),
-    ("power source", "AC adapter"): ("ac powered", "plug in"), ("power source", "USB"): ("usb powered", "plug in"),
+    ("power source", "AC adapter"): ("ac powered", "plug in", "corded"), ("power source", "USB"): ("usb powered", "plug in", "corded"),
     ("switch type", "linear"): ("quiet",), ("switch type", "tactile"): ("quiet",), ("switch type", "clicky"): ("loud",),
     ("connectivity", "wireless"): ("bluetooth",), ("features", "none"): ("no extra features", "basic"),
 }
 
-SYNONYMS = {"grey": ("gray",), "space grey": ("space gray",), "ac adapter": ("wall plug", "mains", "corded"),
+SYNONYMS = {"grey": ("gray",), "space grey": ("space gray",), "ac adapter": ("wall plug", "mains"),
             "battery": ("battery powered", "cordless"), "1080p": ("full hd",),
             "wi-fi": ("wifi", "wi fi"), "wi-fi + cellular": ("wifi and cellular", "wi-fi and cellular", "cellular", "lte"),
             "rechargeable": ("rechargeable battery",), "aa batteries": ("aa battery", "aa"),
@@ -150,7 +150,7 @@ def product_forms(desc: dict[str, Any], others: list[str]) -> tuple[str, ...]:
     of the order shares it), with the options that tell same-product lines apart."""
     product = desc["product"].lower()
     head = product.split()[-1]
-    names = [product] + ([head] if sum(1 for o in others if o.lower().split()[-1] == head) <= 1 else [])
+    names = [product] + ([head] if sum(1 for o in set(others) if o.lower().split()[-1] == head) <= 1 else [])
     opts = desc.get("options") or {}
     if not opts:
         return tuple(names)
@@ -188,7 +188,7 @@ def _reservation_forms(rid: str) -> tuple[str, ...]:
 def _count_forms(n: int, nouns: tuple[str, ...]) -> tuple[str, ...]:
     forms = [f"{n} {noun}" for noun in nouns]
     if n == 0:
-        forms += [f"no {noun}" for noun in nouns]
+        forms = [f"no {noun}" for noun in nouns] + forms
     if n == 1:
         forms += [f"a {nouns[0].rstrip('s')}", f"one {nouns[0].rstrip('s')}"]
     return tuple(forms)
@@ -322,7 +322,7 @@ def tau2_domains(adapter: Any, intent: Intent) -> Domains:
                                        product_forms(product, [p["product"] for p in items]),
                                        ordered=adapter.is_ordered_slot(intent, c.slot), has_current=True)
         elif field == "items":
-            names = [d["product"] for d in c.value] + [d["product"] for alt in alternatives for d in alt]
+            names = sorted({d["product"] for d in c.value} | {d["product"] for alt in alternatives for d in alt})
             slots[c.slot] = _list_domain(c.slot, c.value, alternatives, lambda d, ns=names: (product_forms(d, ns), ()),
                                          FIELD_NAMES["items"], anchors)
         elif field == "flights":

@@ -36,7 +36,9 @@ REFERRING = _rx(
     r"|(?:as|like) (?:before|last time|usual))\b"
 )
 
-_COMPARATIVE = (r"bigger|larger|smaller|longer|shorter|wider|narrower|taller|higher|lower|cheaper|pricier|lighter|"
+_COMPARATIVE = (r"(?:a lot|a bit|much|way|far|a little|somewhat|even) (?:more|less|bigger|smaller|cheaper|longer|shorter)(?: \w+)?|"
+                r"more (?:zoom|storage|memory|space|power|battery|pieces|capacity|room|legroom|ram)|"
+                r"bigger|larger|smaller|longer|shorter|wider|narrower|taller|higher|lower|cheaper|pricier|lighter|"
                 r"heavier|brighter|dimmer|faster|slower|newer|later|earlier|nicer|better|roomier|sturdier|stronger|"
                 r"comfier|warmer|cooler|thicker|thinner|quieter|louder|sharper|beefier|fancier|"
                 r"more (?:spacious|affordable|comfortable|powerful|storage|memory|space|room|legroom|capacity|"
@@ -82,7 +84,7 @@ REQUEST = _rx(
     r"i'd love|i would love|go ahead|i'd prefer|i would prefer|i'm trying to|im trying to|i am trying to|"
     r"need to|want to|have to|would like to|i'd appreciate|i would appreciate|kindly|do me a favou?r)\b"
     r"|\?"
-    r"|(?:^|[.!;:]\s+|\b(?:and|also|then|so|just|now)\s+)(?:cancel|exchange|return|change|switch|book|update|modify|swap|"
+    r"|(?:^|[.!;:,]\s+|\s-\s|\b(?:and|also|then|so|just|now)\s+)(?:cancel|exchange|return|change|switch|book|update|modify|swap|"
     r"send|refund|downgrade|upgrade|move|put|make|add|remove|replace|process|issue|give|find|get|buy|order|"
     r"charge|use|ship|set|reserve|rebook|fix|correct|show|pick|keep|credit)\b"
 )

@@ -27,7 +27,7 @@ OFF_TOPICS = (
     "the garden I have been planting this spring",
     "the new puppy my neighbours just adopted",
 )
-MAX_FORMS = 6  # other ways of saying one value, shown to a model
+MAX_FORMS = 16  # other ways of saying one value, shown to a model
 MAX_OPTIONS = 12  # other legal values of one requirement, shown to the extractors
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = {"the", "a", "an", "my", "of", "on", "in", "and", "with", "to", "for", "ending"}
@@ -118,8 +118,11 @@ class Planner:
             spoken = self.spoken(intent, c.slot, c.value)
             says = [f for f in d.true_value.forms if f != spoken][:MAX_FORMS]
             alts = [Option(say=v.spoken, also=list(v.forms[1:MAX_FORMS + 1])) for v in d.values[1:MAX_OPTIONS + 1]] if options else []
+            parts = [Option(say=p.forms[0], also=list(p.forms[1:MAX_FORMS + 1]) + list(p.weak[:2]))
+                     for p in d.parts if p.key in d.true_value.members]
             out.append(Requirement(slot=c.slot, phrase=self.adapter.slot_phrase(intent, c.slot), spoken=spoken,
-                                   ordered=self.adapter.is_ordered_slot(intent, c.slot), says=says, options=alts))
+                                   ordered=self.adapter.is_ordered_slot(intent, c.slot), says=says, parts=parts,
+                                   options=alts))
         return out
 
     def distinctive(self, intent: Intent, slot: str) -> bool:
