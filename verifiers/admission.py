@@ -154,7 +154,7 @@ def admit(adapter: Adapter, root: Intent, truth: GroundTruth, brief: WriterBrief
 
     if cls == ExtractionClass.ambiguous:
         first = _run(adapter, "reading_1", root)
-        if state.state == "ambiguous" and len(state.values) > 1 and ft.id != "syntactic_ambiguity":
+        if state.state == "ambiguous" and len(state.values) > 1:  # the readings the text's words leave open
             others = [k for k in state.values if k != domain.truth_key]
             seconds = [_run(adapter, "reading_2", root.with_condition(cond.with_value(domain.value(k).value)))  # type: ignore[union-attr]
                        for k in others if domain.value(k)]

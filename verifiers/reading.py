@@ -52,5 +52,7 @@ def conveyed(adapter: Adapter, intent: Intent, truth: GroundTruth, state: SlotRe
     """The requirement, as the text states it, executes to the true outcome."""
     if state.state == "true":
         return True
+    if state.state == "unknown":  # asks for what does not exist
+        return False
     readings = with_state(adapter, intent, state.slot, state)
     return bool(readings) and all((gt := outcome(adapter, r)) is not None and gt.hash == truth.hash for r in readings)

@@ -105,7 +105,7 @@ def target_check(brief: WriterBrief, reading: TextReading) -> Verdict | None:
         if cls == ExtractionClass.marked and st.state != "marked":
             code = "unresolved_value_present" if st.state in ("true", "other", "ambiguous") else "marker_absent"
             return fail(code, target.phrase)
-        if ft.id == "lexical_ambiguity" and not (st.state == "ambiguous" and len(st.values) > 1):
+        if ft.id == "lexical_ambiguity" and not (st.state == "ambiguous" and len(st.values) > 1 and not st.structural):
             code = "unresolved_value_present" if st.state == "true" else "ambiguous_word_absent"
             return fail(code, target.phrase)
         if ft.id == "syntactic_ambiguity" and st.state != "true" and not any(

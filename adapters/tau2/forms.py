@@ -28,14 +28,15 @@ UNITS = {"gb": ("gb", "gigabytes", "gigabyte", "gig", "gigs"), "tb": ("tb", "ter
          "degrees": ("degrees", "degree"), "bar": ("bar",), "x": ("x", "times")}
 ADJECTIVES = {"water resistance": "water resistant", "waterproof": "waterproof", "backlight": "backlit"}
 NEGATIONS = {"backlight": ("no backlight", "without backlight", "without a backlight", "no backlighting", "not backlit",
-                           "non backlit", "unlit", "no lighting", "no lights", "without lighting", "no led"),
+                           "non backlit", "unlit", "no lighting", "no lights", "without lighting", "no led",
+                           "dont light up", "doesnt light up", "do not light up", "not lit", "no light up", "no glow"),
              "features": ("no extra features", "no features", "no extras", "basic", "plain")}
 #: (option, value) -> more ways to say it, where the words are the product's own (a form two values
 #: share is deliberate: "water resistant" fits IPX4 and IPX7, so a text that says only that is ambiguous)
 VALUE_SYNONYMS = {
     ("water resistance", "not resistant"): ("not water resistant", "no water resistance", "without water resistance",
                                              "not waterproof", "non water resistant"),
-    ("water resistance", "IPX4"): ("splash resistant", "splash proof", "sweat resistant", "water resistant"),
+    ("water resistance", "IPX4"): ("splash resistant", "splash proof", "sweat resistant", "water resistant", "not waterproof"),
     ("water resistance", "IPX7"): ("waterproof", "fully waterproof", "water resistant"),
     ("lens type", "non-polarized"): ("not polarized", "unpolarized", "non polarised", "not polarised"),
     ("lens type", "polarized"): ("polarised",),
@@ -46,6 +47,9 @@ VALUE_SYNONYMS = {
     ("power source", "AC adapter"): ("ac powered", "plug in", "corded"), ("power source", "USB"): ("usb powered", "plug in", "corded"),
     ("switch type", "linear"): ("quiet",), ("switch type", "tactile"): ("quiet",), ("switch type", "clicky"): ("loud",),
     ("connectivity", "wireless"): ("bluetooth",), ("features", "none"): ("no extra features", "basic"),
+    ("design", "custom"): ("printed", "printed design", "personalised", "personalized"), ("design", "graphic"): ("printed", "printed design"),
+    ("skin tone", "dark"): ("deep", "deep tan", "deep-tan", "tan"), ("skin tone", "medium"): ("tan", "deep tan", "olive"),
+    ("battery type", "AA batteries"): ("aa", "battery powered", "aa battery"),
 }
 
 SYNONYMS = {"grey": ("gray",), "space grey": ("space gray",), "ac adapter": ("wall plug", "mains"),
@@ -125,7 +129,7 @@ def payment_forms(pid: str, user: dict[str, Any]) -> tuple[str, ...]:
         brand_names = {"american express": ("amex",), "mastercard": ("master card",)}.get(brand, ())
         forms = [f"my {brand} card ending in {l4}", f"{brand} ending in {l4}", f"{brand} ending {l4}", f"{brand} {l4}",
                  f"card ending in {l4}", f"card ending {l4}", f"ending in {l4}", f"{brand} card", f"my {brand}", brand,
-                 f"credit card ending in {l4}", "credit card", pid, ident]
+                 f"credit card ending in {l4}", "credit card", l4, pid, ident]
         forms += [f"{b} ending in {l4}" for b in brand_names] + list(brand_names)
         return tuple(forms)
     digits = pid.rsplit("_", 1)[-1][-4:]
@@ -133,9 +137,10 @@ def payment_forms(pid: str, user: dict[str, Any]) -> tuple[str, ...]:
         return ("my paypal account", "paypal", "pay pal", "my paypal", pid, ident)
     if source == "gift_card":
         return (f"my gift card ending in {digits}", f"gift card ending in {digits}", f"gift card ending {digits}",
-                f"gift card {digits}", "gift card", "giftcard", "my gift card", "gift card balance", pid, ident)
+                f"gift card {digits}", "gift card", "giftcard", "my gift card", "gift card balance", digits, pid, ident)
     return (f"my travel certificate ending in {digits}", f"certificate ending in {digits}", f"certificate ending {digits}",
-            f"certificate {digits}", f"travel certificate {digits}", "travel certificate", "certificate", "voucher", pid, ident)
+            f"certificate {digits}", f"travel certificate {digits}", "travel certificate", "certificate", "voucher", digits,
+            pid, ident)
 
 
 def address_forms(a: dict[str, Any]) -> tuple[str, ...]:
@@ -145,18 +150,42 @@ def address_forms(a: dict[str, Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(forms))
 
 
+#: what customers call a product besides its catalogue name (its head word is added by rule)
+PRODUCT_ALIASES = {
+    "jigsaw puzzle": ("jigsaw",), "luggage set": ("luggage", "suitcases", "suitcase set"), "makeup kit": ("makeup",),
+    "vacuum cleaner": ("vacuum", "hoover"), "dumbbell set": ("dumbbells", "weights"), "t-shirt": ("tee", "shirt", "tshirt"),
+    "e-reader": ("ereader", "e reader", "reader"), "bicycle": ("bike",), "espresso machine": ("espresso maker",),
+    "smartphone": ("phone",), "smart watch": ("smartwatch",), "wristwatch": ("watch",), "led light bulb": ("bulb", "light bulb"),
+    "indoor security camera": ("security camera", "security cam"), "action camera": ("action cam",),
+    "bluetooth speaker": ("speaker",), "wireless earbuds": ("earbuds", "earphones"), "sneakers": ("trainers",),
+    "running shoes": ("shoes", "runners"), "hiking boots": ("boots",), "pet bed": ("dog bed", "cat bed"),
+    "smart thermostat": ("thermostat",), "gaming mouse": ("mouse",), "tea kettle": ("kettle",), "electric kettle": ("kettle",),
+    "patio umbrella": ("umbrella",), "coffee maker": ("coffee machine",), "fleece jacket": ("fleece", "jacket"),
+}
+
+
+def _plural(name: str) -> str:
+    return name if name.endswith("s") else name + ("es" if name.endswith(("sh", "ch", "x")) else "s")
+
+
 def product_forms(desc: dict[str, Any], others: list[str]) -> tuple[str, ...]:
-    """An order line as customers name it: its product (its last word alone when no other line
-    of the order shares it), with the options that tell same-product lines apart."""
+    """An order line as customers name it: its product, its plural, its head word and its common
+    names (each alone when no other line of the order shares it), with the options that tell
+    same-product lines apart."""
     product = desc["product"].lower()
-    head = product.split()[-1]
-    names = [product] + ([head] if sum(1 for o in set(others) if o.lower().split()[-1] == head) <= 1 else [])
+    short = (product.split()[-1], *PRODUCT_ALIASES.get(product, ()))
+    taken = {w for o in set(others) if o.lower() != product
+             for w in (o.lower(), o.lower().split()[-1], *PRODUCT_ALIASES.get(o.lower(), ()))}
+    names = [product] + [w for w in short if w not in taken and w != product]
+    names += [_plural(n) for n in names]
     opts = desc.get("options") or {}
     if not opts:
         return tuple(names)
     quals = [" ".join(option_forms(k, v)[0] for k, v in sorted(opts.items()))]
-    # a line told apart from its siblings by an option is also named by that option alone ("the 28-inch")
-    return tuple(f"{q} {n}" for q in quals for n in names) + tuple(f"{n} {q}" for q in quals for n in names) + tuple(quals)
+    quals += [f for k, v in sorted(opts.items()) for f in option_forms(k, v)[:4] if len(opts) > 1 or f != quals[0]]
+    # a line told apart from its siblings by an option is also named by that option alone ("the 28-inch", "the AA one")
+    return (tuple(f"{q} {n}" for q in quals for n in names) + tuple(f"{n} {q}" for q in quals for n in names)
+            + tuple(quals) + tuple(names))
 
 
 OPERATION_FORMS = {
@@ -185,10 +214,14 @@ def _reservation_forms(rid: str) -> tuple[str, ...]:
     return (f"reservation {rid}", rid, f"booking {rid}", f"confirmation {rid}", f"reservation id {rid}")
 
 
-def _count_forms(n: int, nouns: tuple[str, ...]) -> tuple[str, ...]:
+def _count_forms(n: int, nouns: tuple[str, ...], uncounted: bool = False) -> tuple[str, ...]:
+    """A count said with its noun; ``uncounted``: the bare plural ("with checked bags") is a form
+    every count above zero shares (some, how many not said)."""
     forms = [f"{n} {noun}" for noun in nouns]
     if n == 0:
-        forms = [f"no {noun}" for noun in nouns] + forms
+        forms = [f"no {noun}" for noun in nouns] + [f"without {noun}" for noun in nouns] + forms
+    elif uncounted:
+        forms += [noun for noun in nouns if noun.endswith("s")]
     if n == 1:
         forms += [f"a {nouns[0].rstrip('s')}", f"one {nouns[0].rstrip('s')}"]
     return tuple(forms)
@@ -230,7 +263,7 @@ def scalar_forms(field: str, value: Any, user: dict[str, Any]) -> tuple[str, ...
     if field == "cabin":
         return CABINS.get(value, (str(value),))
     if field in ("bags", "paid_bags"):
-        return _count_forms(int(value), BAG_NOUNS if field == "bags" else ("paid bags", "extra bags", "bags to pay for"))
+        return _count_forms(int(value), BAG_NOUNS if field == "bags" else ("paid bags", "extra bags", "bags to pay for"), True)
     if field == "insurance":
         return (("with travel insurance", "with insurance", "travel insurance", "insurance", "insured", "add insurance")
                 if value == "yes" else ("without travel insurance", "without insurance", "no insurance", "no travel insurance",
@@ -347,7 +380,7 @@ def tau2_domains(adapter: Any, intent: Intent) -> Domains:
                                        FIELD_NAMES.get(field, (field,)), anchors,
                                        ordered=adapter.is_ordered_slot(intent, c.slot),
                                        has_current=field in ("cabin", "address", "bags"),
-                                       identifier=field in ("order", "reservation", "payment"))
+                                       identifier=field in ("order", "reservation", "payment"), instrument=field == "payment")
     return Domains(slots, _details(adapter, intent))
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from miscue.language.text import Token, close
+
 
 def _rx(pattern: str) -> re.Pattern[str]:
     """Compile with every apostrophe optional (people type "dont", "youre")."""
@@ -49,7 +51,9 @@ _SUBJECTIVE = (r"good|decent|reasonable|nice|comfortable|convenient|suitable|sen
                r"comfy|a couple of|couple of|a few|a bunch of|several|some extra|sometime|soonish|"
                r"a size up|a size down|one size up|one size down|up a size|down a size|a step up|a step down|"
                r"an upgrade|a downgrade|top of the line|high end|low end|entry level|mid range|midrange|"
-               r"not too (?:big|small|expensive|pricey|long|short|early|late|heavy)")
+               r"not too (?:big|small|expensive|pricey|long|short|early|late|heavy)|"
+               r"not (?:so|too|that) (?:many|much|big|small|long|short|hard|difficult|expensive)|fewer|not as many|"
+               r"easier|simpler|harder|too (?:hard|difficult|easy|big|small|long|short|heavy|loud|bright|dim)")
 #: a subjective or comparative description standing in for a value ("a bigger size", "something cheap")
 VAGUE = _rx(r"\b(?:" + _COMPARATIVE + "|" + _SUBJECTIVE + r")\b")
 
@@ -70,7 +74,7 @@ _UNAVAILABLE = (r"sold out|out of stock|unavailable|not available|no longer (?:a
                 r"handled|sorted|updated|set)|(?:was|were|has been|have been) (?:taken care of|handled|done|sorted)")
 #: a premise taken for granted about a requirement ("since the clicky ones are sold out"): the
 #: clause that says a value cannot be had (or was already dealt with), from the clause's start
-PREMISE = _rx(r"(?:^|(?<=[.;!?,:(])|\b(?:so|but|and)\b)[^.;!?,:]{0,160}?\b(?:" + _UNAVAILABLE + r")\b")
+PREMISE = _rx(r"(?:^|(?<=[.;!?,:(])|(?<=\s-\s)|\b(?:so|but|and)\b)(?:(?!\s-\s)[^.;!?,:]){0,160}?\b(?:" + _UNAVAILABLE + r")\b")
 PREMISE_OPENERS = _rx(r"\b(?:" + _PREMISE_OPEN + r")\b")
 #: words of settling for a fallback ("I'll take", "go with", "any ... works")
 SETTLE = _rx(r"\b(?:settle for|make do with|go with|going with|accept|just get|i'll take|i will take|i'd take|"
@@ -85,9 +89,26 @@ REQUEST = _rx(
     r"need to|want to|have to|would like to|i'd appreciate|i would appreciate|kindly|do me a favou?r)\b"
     r"|\?"
     r"|(?:^|[.!;:,]\s+|\s-\s|\b(?:and|also|then|so|just|now)\s+)(?:cancel|exchange|return|change|switch|book|update|modify|swap|"
-    r"send|refund|downgrade|upgrade|move|put|make|add|remove|replace|process|issue|give|find|get|buy|order|"
-    r"charge|use|ship|set|reserve|rebook|fix|correct|show|pick|keep|credit)\b"
+    r"send|refund|downgrade|upgrade|move|put|make|add|remove|replace|process|issue|give|find|get|buy|"
+    r"charge|bill|pay|use|ship|set|reserve|rebook|fix|correct|show|pick|keep|credit)\b"
 )
+
+#: request verbs a typo may hide from :data:`REQUEST` ("exchnage it for a smaller one")
+REQUEST_VERBS = ("cancel", "exchange", "return", "change", "switch", "update", "modify", "refund", "downgrade", "upgrade",
+                 "replace", "rebook", "reserve", "correct", "swap", "book", "move", "ship")
+_LEAD_INS = {"and", "also", "then", "so", "just", "now", "please", "pls", "kindly"}
+
+
+def request_spans(folded: str, toks: list[Token]) -> list[tuple[int, int]]:
+    """The requests of a text: :data:`REQUEST`'s spans, and a misspelt request verb that opens a
+    clause (after punctuation or a lead-in word)."""
+    out = spans(REQUEST, folded)
+    for k, t in enumerate(toks):
+        opens = k == 0 or folded[toks[k - 1].end:t.start].strip(" ") != "" or toks[k - 1].text in _LEAD_INS
+        if opens and t.text not in REQUEST_VERBS and any(len(v) > 4 and close(t.text, v) for v in REQUEST_VERBS):
+            out.append((t.start, t.end))
+    return sorted(out)
+
 
 #: "both", "each", "all of them": one value said once for several requirements
 DISTRIBUTIVE = _rx(r"\b(?:both|each|all of them|all of those|for all|either|all)\b")
@@ -96,7 +117,7 @@ DISTRIBUTIVE = _rx(r"\b(?:both|each|all of them|all of those|for all|either|all)
 COORDINATION = _rx(r"\b(?:and|or|plus|as well as|along with|with)\b")
 
 
-_CLAUSE_END = _rx(r"[.;!?,:]|\s(?:so|but|and then)\s")
+_CLAUSE_END = _rx(r"[.;!?,:]|\s-\s|\s(?:so|but|and then)\s")
 
 
 def spans(pattern: re.Pattern[str], folded: str) -> list[tuple[int, int]]:

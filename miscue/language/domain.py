@@ -72,6 +72,9 @@ class SlotDomain:
     # the value is an identifier (an order, a reservation, a card): it names its own object, so a
     # mention belongs to the requirement whose true value it is when several could take it
     identifier: bool = False
+    # an identifier of an instrument, not of the object operated on (a payment method): it
+    # attaches to the operation it is said with, by position, like a modifier
+    instrument: bool = False
 
     @property
     def truth_key(self) -> str:

@@ -43,7 +43,7 @@ WINDOW = 12  # tokens: how far anchors and names may stand from a mention to att
 
 @dataclass(frozen=True)
 class Mention:
-    kind: str  # value | current | referring | vague | operation | extra
+    kind: str  # value | current | referring | vague | operation | extra | unknown (a value no legal one is)
     start: int  # character span in the text
     end: int
     text: str
@@ -53,6 +53,7 @@ class Mention:
     in_premise: bool = False
     weak: bool = False  # a member said by a weak form (a date several segments share)
     candidates: tuple[str, ...] = ()  # every slot the words could belong to (before attribution)
+    scoped: bool = False  # its values differ by a negator's reach, not by a word's senses
 
     @property
     def attributed(self) -> bool:
@@ -105,6 +106,7 @@ class Grounding:
 class _Context:
     """What attribution needs of one text: its tokens, each token's sentence, the cue positions."""
 
+    text: str
     toks: list[Token]
     sentence: list[int]
     cue_pos: dict[str, list[int]]
@@ -115,6 +117,33 @@ class _Context:
         return any(t.text in _DISTRIBUTIVE for k, t in enumerate(self.toks) if self.sentence[k] == here)
 
 
+    def same_clause(self, span: tuple[int, int], positions: Iterable[int], shared: set[int]) -> bool:
+        """A cue (not a shared one) stands before the mention with no clause break between."""
+        start = self.toks[span[0]].start
+        return any(p < span[0] and not _CLAUSE_BREAK & set(self.text[self.toks[p].end:start]) for p in positions
+                   if p not in shared)
+
+    def singular(self, span: tuple[int, int]) -> bool:
+        """The mention's clause refers to one thing ("... as I no longer need it")."""
+        a, b = span
+        while a > 0 and not _CLAUSE_BREAK & set(self.text[self.toks[a - 1].end:self.toks[a].start]):
+            a -= 1
+        while b < len(self.toks) and not _CLAUSE_BREAK & set(self.text[self.toks[b - 1].end:self.toks[b].start]):
+            b += 1
+        return any(t.text in ("it", "its") for t in self.toks[span[0]:b]) and not any(
+            t.text in _DISTRIBUTIVE | {"them", "they", "those", "these"} for t in self.toks[a:b])
+
+    def cued_here(self, span: tuple[int, int], slots: list[str], shared: set[int]) -> bool:
+        """A cue of one of the slots (not one they all share) stands in the mention's sentence."""
+        here = self.sentence[span[0]] if self.sentence else 0
+        return any(self.sentence[p] == here for s in slots for p in self.cue_pos.get(s, ()) if p not in shared)
+
+
+_CLAUSE_BREAK = set(",;:()-")
+
+
+_NEGATORS = {"no", "not", "without", "non", "never", "dont", "doesnt", "wont", "skip", "decline"}
+_COORDINATORS = {"and", "or", "nor", "plus"}
 _DISTRIBUTIVE = {"both", "all", "each", "either", "every", "everything"}
 
 
@@ -155,6 +184,15 @@ class Grounder:
         for f in forms:
             self._by_first[f.words[0]].append(f)
         self._firsts = list(self._by_first)
+        # a value said with a negator ("no travel insurance") -> the words it negates, per slot
+        self._negated: dict[tuple[str, tuple[str, ...]], str] = {}
+        for d in domains.slots.values():
+            for v in d.values:
+                for w in {words(f) for f in v.forms}:
+                    if len(w) > 1 and w[0] in _NEGATORS:
+                        self._negated.setdefault((d.slot, w[1:]), v.key)
+        self._names: dict[str, list[tuple[str, ...]]] = {
+            s: [w for w in {words(x) for x in d.names} if w] for s, d in domains.slots.items()}
         self._cues: dict[str, list[tuple[str, ...]]] = {
             s: [w for w in {words(x) for x in (*d.names, *d.anchors)} if w] for s, d in domains.slots.items()}
 
@@ -226,10 +264,14 @@ class Grounder:
     def _attribute(self, span: tuple[int, int], slots: list[str], ctx: "_Context", keys: set[str] = frozenset()) -> tuple[str, ...]:  # type: ignore[assignment]
         """The slot(s) a mention belongs to.
 
-        - An identifier (an order, a reservation, a card) belongs to the requirement it is the
-          true value of, when exactly one candidate's truth it is (ids anchor themselves).
-        - A value said once for all ("both to economy", "cancel both") belongs to every
-          candidate whose true value it is.
+        - An identifier (an order, a reservation, a card) belongs to the requirements it is the
+          true value of (ids anchor themselves; two operations on one order share it).
+        - A value said once for all ("both to economy", "cancel both"), in a sentence of its own
+          ("PayPal for any differences.") or in one clause with every candidate's words ("update
+          my default address and the shipping address to ...") belongs to every candidate whose
+          true value it is; a clause break between them ("the shoes and the bottle - the glass
+          one - in black") or a singular pronoun in its clause ("cancel #A and #B as I no longer
+          need it") leaves it to the nearest.
         - Otherwise the nearest cues (names and anchors) win; cues every candidate shares (the
           request verb of two cancellations) tell nothing apart; a tie stays unattributed.
         """
@@ -238,11 +280,12 @@ class Grounder:
             return tuple(slots)
         doms = [self.domains[s] for s in slots]
         owners = [d.slot for d in doms if d.truth_key in keys]
-        if all(d.identifier for d in doms) and len(owners) == 1:
-            return (owners[0],)
-        if len(owners) > 1 and ctx.distributive(span):
+        if all(d.identifier for d in doms) and owners and (len(owners) == 1 or not any(d.instrument for d in doms)):
             return tuple(owners)
         shared = set.intersection(*(set(ctx.cue_pos.get(s, ())) for s in slots))
+        if len(owners) > 1 and (ctx.distributive(span) or not ctx.cued_here(span, slots, shared) or (
+                not ctx.singular(span) and all(ctx.same_clause(span, ctx.cue_pos.get(s, ()), shared) for s in owners))):
+            return tuple(owners)
         dist = {s: self._distance(span, [p for p in ctx.cue_pos.get(s, ()) if p not in shared], ctx.sentence) for s in slots}
         best = min(dist.values())
         winners = tuple(s for s in slots if dist[s] == best)
@@ -268,9 +311,9 @@ class Grounder:
     def ground(self, text: str) -> Grounding:
         toks = tokens(text)
         folded = fold(text)
-        out = Grounding(text, premises=cues.clause_spans(cues.PREMISE, folded), requests=cues.spans(cues.REQUEST, folded))
+        out = Grounding(text, premises=cues.clause_spans(cues.PREMISE, folded), requests=cues.request_spans(folded, toks))
         cue_pos = self._cue_positions(toks)
-        ctx = _Context(toks, _sentences(text, toks), cue_pos)
+        ctx = _Context(text, toks, _sentences(text, toks), cue_pos)
         for (i, j), forms in sorted(self._longest(self._raw(toks)).items()):
             start, end = toks[i].start, toks[j - 1].end
             frag = text[start:end]
@@ -286,11 +329,17 @@ class Grounder:
                 slots = self._attribute((i, j), list(candidates), ctx, {f.value for f in found})  # type: ignore[misc]
                 keys = tuple(sorted({f.value for f in found if f.slot in slots}))  # type: ignore[misc]
                 weak = all(f.weak for f in found)
+                if kind == "member" and len(keys) > 1 and not ctx.distributive((i, j)):
+                    weak = True  # "the toothbrush" of two: names one of them, not both
                 if kind == "value" and current and any(self.domains[x].has_current for x in slots):
                     kind = "current"
                 out.mentions.append(Mention(kind, start, end, frag, slots, keys, in_premise=in_premise, weak=weak,
                                             candidates=candidates))
         self._transitions(out, ctx)
+        self._settle_identifiers(out)
+        self._negation_scope(out, ctx)
+        self._unknown_values(out, ctx)
+        out.requests = sorted({*out.requests, *self._elided_requests(out, ctx)})
         for kind, pattern in (("referring", cues.REFERRING), ("vague", cues.VAGUE)):
             for a, b in cues.spans(pattern, folded):
                 if any(m.start <= a and b <= m.end for m in out.mentions if m.kind in ("value", "current")):
@@ -321,6 +370,88 @@ class Grounder:
                 if (earlier in values and set(earlier.slots) <= set(later.slots) and not set(earlier.values) & set(later.values)
                         and earlier.end <= later.start and ctx.sentence[starts.get(earlier.start, k)] == ctx.sentence[k]):
                     out.mentions[i] = replace(earlier, kind="current")
+
+    def _negation_scope(self, out: Grounding, ctx: _Context) -> None:
+        """A negator's reach. "I'm not taking travel insurance": a value whose negated form the
+        slot has, with a negator shortly before it in its clause, is that negated value. "No
+        travel insurance and checked bags": a value coordinated right after a negated one may
+        be negated too (the negator attaches to one or to both), so it is ambiguous between its
+        own reading and its negation."""
+        starts = {t.start: k for k, t in enumerate(ctx.toks)}
+        ends = {t.end: k for k, t in enumerate(ctx.toks)}
+        negated_at: list[int] = []  # token index where a negated value ends
+        for i, m in enumerate(out.mentions):
+            if m.kind != "value" or len(m.slots) != 1:
+                continue
+            a, b = starts.get(m.start), ends.get(m.end)
+            if a is None or b is None:
+                continue
+            said = tuple(t.text for t in ctx.toks[a:b + 1])
+            if said[0] in _NEGATORS:
+                negated_at.append(b)
+                continue
+            negation = self._negated.get((m.slots[0], said))
+            if negation is None:
+                continue
+            before = ctx.toks[max(0, a - 3):a]
+            clause = all(ctx.text[x.end:y.start].strip(" ") == "" for x, y in zip(before, [*before[1:], ctx.toks[a]]))
+            if clause and any(t.text in _NEGATORS for t in before):
+                out.mentions[i] = replace(m, values=(negation,))
+                negated_at.append(b)
+            elif a >= 2 and ctx.toks[a - 1].text in _COORDINATORS and a - 2 in negated_at \
+                    and ctx.text[ctx.toks[a - 2].end:ctx.toks[a - 1].start].strip(" ") == "":
+                out.mentions[i] = replace(m, values=tuple(sorted({*m.values, negation})), scoped=True)
+
+    def _unknown_values(self, out: Grounding, ctx: _Context) -> None:
+        """A number said as a requirement's value that is none of its legal values ("in size 13"
+        where sizes stop at 12, "a 40 inch board"): an ``unknown`` mention, so the requirement is
+        not taken for unsaid."""
+        covered = {k for m in out.mentions for k, t in enumerate(ctx.toks) if m.start <= t.start and t.end <= m.end}
+        for slot, d in self.domains.slots.items():
+            if d.identifier or d.parts:
+                continue
+            units = {w[-1] for v in d.values for f in v.forms if len(w := words(f)) > 1 and w[0].isdigit()}
+            names = [p for p in self._names[slot]]
+            for k, t in enumerate(ctx.toks):
+                if not t.text.isdigit() or k in covered:
+                    continue
+                after = ctx.toks[k + 1].text if k + 1 < len(ctx.toks) else ""
+                named = any(tuple(x.text for x in ctx.toks[max(0, k - len(p)):k]) == p for p in names)
+                if named or (after and any(close(after, u) for u in units)):
+                    end = ctx.toks[k + 1].end if not named and after else t.end
+                    out.mentions.append(Mention("unknown", t.start, end, ctx.text[t.start:end], (slot,)))
+                    covered.add(k)
+
+    def _elided_requests(self, out: Grounding, ctx: _Context) -> list[tuple[int, int]]:
+        """Requests said without a request phrase: "keyboard to full size" (a wanted value right
+        after "to"), "on order #W1 switch the camera ..." (a request verb right after an id)."""
+        starts = {t.start: k for k, t in enumerate(ctx.toks)}
+        ends = {t.end: k for k, t in enumerate(ctx.toks)}
+        found = []
+        for m in out.mentions:
+            k = starts.get(m.start)
+            if m.kind == "value" and k and ctx.toks[k - 1].text in ("to", "into") and m.slots \
+                    and any(self.domains[s].has_current for s in m.slots):
+                found.append((ctx.toks[k - 1].start, m.end))
+            e = ends.get(m.end)
+            if m.kind == "value" and e is not None and e + 1 < len(ctx.toks) and m.slots \
+                    and all(self.domains[s].identifier for s in m.slots) and ctx.toks[e + 1].text in cues.REQUEST_VERBS:
+                found.append((ctx.toks[e + 1].start, ctx.toks[e + 1].end))
+        return found
+
+    def _settle_identifiers(self, out: Grounding) -> None:
+        """An id no candidate's truth is ("cancel XEHM4B, and cancel 3EMQJ6 too") goes to the
+        candidates whose own id the text does not already give elsewhere."""
+        given = {s for m in out.mentions if m.kind == "value" for s in m.slots if m.values == (self.domains[s].truth_key,)}
+        for i, m in enumerate(out.mentions):
+            if m.kind != "value" or len(m.slots) < 2 or not all(self.domains[s].identifier for s in m.slots):
+                continue
+            if any(self.domains[s].truth_key in m.values for s in m.slots):
+                continue
+            left = tuple(s for s in m.slots if s not in given)
+            if left and len(left) < len(m.slots):
+                keys = tuple(k for k in m.values if any(self.domains[s].value(k) for s in left))
+                out.mentions[i] = replace(m, slots=left, values=keys or m.values)
 
     @staticmethod
     def _token_span(toks: list[Token], a: int, b: int) -> tuple[int, int] | None:

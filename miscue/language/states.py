@@ -7,6 +7,7 @@
   where the value would;
 - ``doubted``: the true value is named inside a premise taken for granted ("since X is sold out");
 - ``partial``: a list value (items, flights, passengers) whose parts the text names only in part;
+- ``unknown``: it says a value the requirement cannot take ("size 13" where sizes stop at 12);
 - ``open``: the text gives nothing for it.
 """
 
@@ -17,7 +18,7 @@ from dataclasses import dataclass, field
 from miscue.language.domain import Domains, SlotDomain
 from miscue.language.grounder import Grounding, Mention
 
-STATES = ("true", "other", "ambiguous", "marked", "doubted", "partial", "open")
+STATES = ("true", "other", "ambiguous", "marked", "doubted", "partial", "unknown", "open")
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,11 @@ class SlotReading:
     state: str
     values: tuple[str, ...] = ()  # value keys the text gives (other / ambiguous / doubted)
     mentions: tuple[Mention, ...] = ()
+
+    @property
+    def structural(self) -> bool:
+        """Ambiguous by structure (how far a word reaches), not by a word's senses."""
+        return self.state == "ambiguous" and any(m.scoped for m in self.mentions)
 
     def said(self) -> str:
         return " / ".join(m.text for m in self.mentions)
@@ -106,6 +112,8 @@ def state_of(g: Grounding, d: SlotDomain) -> SlotReading:
         return SlotReading(slot, "true" if tied_keys == {truth_key} else "ambiguous", tuple(sorted(tied_keys)), tuple(tied))
     if marks:
         return SlotReading(slot, "marked", (), tuple(marks))
+    if unknown := g.of(slot, "unknown"):  # a value it cannot take ("size 13" of sizes up to 12)
+        return SlotReading(slot, "unknown", (), tuple(unknown))
     # its true value is said, but the words around attached it to another requirement: a
     # modifier that could attach either way ("the camera and the lamp ..., in black")
     could = [m for m in g.could_be(slot, "value") if slot not in m.slots and truth_key in _own(m, d) and not m.in_premise]

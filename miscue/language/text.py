@@ -84,11 +84,14 @@ def norm(phrase: str) -> str:
 @lru_cache(maxsize=262144)
 def close(a: str, b: str) -> bool:
     """Two normalised words are the same word, allowing a typo in a long word: one edit (an
-    insertion, deletion, substitution or swap of neighbours) from 5 letters, two from 9.
-    Digits must match exactly (8 is not 9)."""
+    insertion, deletion, substitution or swap of neighbours) from 5 letters, two from 9. A word
+    that only adds an ending other than a plural's is another word. Digits must match exactly."""
     if a == b:
         return True
     if any(c.isdigit() for c in a + b) or min(len(a), len(b)) < 5:
         return False
+    short, long_ = sorted((a, b), key=len)
+    if long_.startswith(short) and long_[len(short):] not in ("s", "es"):
+        return False  # another word, not a typo: "charge" / "charger", "order" / "ordered"
     budget = 2 if min(len(a), len(b)) >= 9 else 1
     return OSA.distance(a, b, score_cutoff=budget) <= budget

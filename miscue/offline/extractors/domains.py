@@ -17,7 +17,8 @@ from miscue.language import Domains, LegalValue, Member, SlotDomain, words
 
 _OF_NEW = re.compile(r"\bof the (?:new |old )?(.+?)(?: for | to |$)")
 _FOR = re.compile(r"\bfor (?:order|reservation) (#?\w+)")
-_ID_WORDS = ("order", "reservation", "payment", "refund method", "card")
+_ID_PHRASE = re.compile(r"^the (?:order|reservation|payment method|refund method|card)\b")  # "the order to cancel ..."
+_INSTRUMENT_WORDS = ("payment", "refund method", "card")  # what pays, not what is operated on
 _NAME_STOP = {"the", "a", "an", "of", "new", "old", "for", "to", "number", "method", "user", "will", "most", "must",
               "have", "that", "product", "feature", "pay"}
 
@@ -59,9 +60,10 @@ def requirement_domain(r: Requirement) -> SlotDomain:
     others = tuple(LegalValue(f"option:{o.say}", (o.say, *o.also)) for o in r.options)
     parts = tuple(Member(f"part:{i}", (p.say, *p.also)) for i, p in enumerate(r.parts))
     low = r.phrase.lower()
-    identifier = any(w in low for w in _ID_WORDS)
+    identifier = _ID_PHRASE.match(low) is not None
     return SlotDomain(r.slot, r.spoken, (truth, *others), _names(r), _anchors(r), ordered=r.ordered, parts=parts,
-                      has_current=not identifier, identifier=identifier)
+                      has_current=not identifier, identifier=identifier,
+                      instrument=identifier and any(w in low for w in _INSTRUMENT_WORDS))
 
 
 @lru_cache(maxsize=512)

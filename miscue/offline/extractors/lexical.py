@@ -185,10 +185,10 @@ class LexicalExtractor(Extractor[_LexView]):
         out = []
         for slot, st in v.reading.slots.items():
             said = st.mentions[0].text if st.mentions else None
-            if st.state == "other":
+            if st.state in ("other", "unknown"):
                 out.append(self.on_requirement("substituted", slot, said))
             elif st.state == "ambiguous":
-                out.append(self._ambiguous(v, slot, st.values, said))
+                out.append(self._ambiguous(v, slot, () if st.structural else st.values, said))
             elif st.state == "marked":
                 out.append(self.on_requirement("marked", slot, said))
             elif st.state in ("open", "partial"):

@@ -1,396 +1,333 @@
-"""The parse extractor: clause segmentation, (requirement, value) parsing and a diff against the
+"""The parse extractor: clauses, fuzzy value matching and a diff of the parsed values against the
 truth.
 
-It masks the request, the values and the phrases, segments the text into sentences and clauses,
-parses each clause into a request frame, a (requirement, stated value) pair, a coordination
-whose modifier has two possible heads, a premise with its main clause, or leftover content;
-then diffs the parsed condition set against the true requirements, judging a stated value by
-its shape (a pro-form head, a degree expression, a generalisation of the truth, or another
-concrete value).
+It splits the text into clauses, scores every way of saying every legal value of every
+requirement against each clause with a fuzzy string matcher (so misspellings, plurals and
+reordered words still match), gives each hit to the requirement whose words stand in the same
+clause (or the nearest clause before it), and diffs what it parsed against the true values:
+another legal value is *substituted*, a value named in a clause of negative polarity that
+settles for another is *presupposed*, a clause whose object is a pro-form or an evaluative word
+is *marked*, a value two requirements or two values fit is *ambiguous*, a requirement with no
+clause is *withheld*. Its cue grammar (request frames, pro-forms, degree words, premises,
+asides, operations) is its own, written here; it shares only the form's host data with the
+lexical extractor, never its matcher.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz
 
 from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
+from miscue.language import Domains, SlotDomain
+from miscue.language.text import fold, words
 from miscue.offline.extractors.base import Extractor
-from miscue.offline.extractors.text import STOP, clean, fold, overlaps, spans, tokens
+from miscue.offline.extractors.domains import domains_of
+from miscue.offline.extractors.text import STOP, WORD, clean
 
-_PX_TOKEN = re.compile(r"§([RVP])(\d*)§")
-_PX_FILLER = re.compile(
-    r"^(?:(?:hi|hello|hey|ok|okay|so|well|also|and|plus|but|then|anyway|oh|right)\b[\s,!]*)+")
-_PX_PREFIX = re.compile(r"^(?:that's|it's|that is|it is|this is)\s+")
-_PX_FRAME = re.compile(
-    r"^(?:(?:i'd|i\s+would)\s+(?:like|love)\s+to|i\s+(?:want|need|wish|hope|have)\s+to|"
-    r"i'?m\s+(?:looking|hoping|trying)\s+to|i\s+am\s+(?:looking|hoping|trying)\s+to|"
-    r"(?:can|could|would|will)\s+you(?:\s+please)?(?:\s+help\s+me)?|(?:please\s+)?help\s+me|"
-    r"please|kindly|let\s+me|i'd\s+prefer\s+to|(?:is|would)\s+it\s+(?:be\s+)?possible\s+to)"
-    r"\s+(?P<vp>.+?)\s*[?.!]*$")
-_PX_COPULA = r"(?:is|are|was|should\s+be|would\s+be|will\s+be|must\s+be|needs\s+to\s+be|has\s+to\s+be|=|:|-)"
-_PX_PAIR_AFTER = re.compile(rf"^(?P<p>§P\d+§)\s*,?\s*{_PX_COPULA}\s*(?P<x>.+?)\s*[.!?]*$")
-_PX_PAIR_BEFORE = re.compile(r"^(?P<x>.+?)\s+for\s+(?P<p>§P\d+§)\s*[.!?]*$")
-_PX_COORD = r"(?:and|or|with|along\s+with|together\s+with)"
-_PX_ATTACH_SUBJ = re.compile(
-    rf"^(?P<a>.+?)\s+{_PX_COORD}\s+(?P<b>.+?)\s*,?\s*{_PX_COPULA}\s*(?P<x>.+?)\s*[.!?]*$")
-_PX_ATTACH_OBJ = re.compile(rf"^(?P<x>.+?)\s+for\s+(?P<a>.+?)\s+{_PX_COORD}\s+(?P<b>.+?)\s*[.!?]*$")
-_PX_PREMISE = re.compile(
-    r"^(?P<marker>since|given\s+that|now\s+that|seeing\s+that|because|as)\s+(?P<prem>[^,]+?)\s*,\s*(?P<main>.+)$")
-_PX_MAIN = re.compile(
-    r"^(?:so\s+|then\s+)?(?:i'll|i\s+will|i'd|i\s+would|i\s+can|i\s+could|we'll|i'm\s+going\s+to)\s+"
-    r"(?:just\s+|simply\s+|have\s+to\s+)?(?:settle\s+for|make\s+do\s+with|go\s+with|accept|take|"
-    r"fall\s+back\s+(?:on|to)|use|switch\s+to|opt\s+for|choose|be\s+(?:fine|happy|ok|okay)\s+with)\s+"
-    r"(?P<fb>.+?)(?:\s+(?:instead|anyway|then|for\s+now))?\s*[.!?]*$")
-# Negative polarity, or a state that has ended: the shape of a premise that something is out of
-# reach or already done.
-_PX_NEGATIVE = re.compile(
-    r"\b(?:not|no|never|none|nothing|nor|cannot|anymore|unavailable|already|gone|expired|ended|"
-    r"closed|cancell?ed|discontinued|finished|full|lost|broken|sold\s+out|out\s+of|used\s+up|"
-    r"booked\s+up|taken)\b|n't")
-_PX_DEGREE = re.compile(r"\b(?:very|quite|rather|fairly|reasonably|pretty|too|enough|somewhat|more|less|"
-                        r"most|least)\b|\w{3,}er\s+than\b")
-_PX_PROFORM_START = frozenset({"something", "anything", "whatever", "whichever", "somewhere", "sometime",
-                               "it", "that", "this", "those", "these", "them"})
-_PX_EVALUATIVE = frozenset("""
-good nice decent reasonable comfortable convenient suitable sensible affordable cheap proper ideal
-best better worse acceptable okay fine great lovely handy
-""".split())
+PRIORITY = ("noise", "oblique", "presupposed", "mismatch", "substituted", "ambiguous", "marked", "extras", "withheld")
+THRESHOLD = 88  # fuzzy score (0-100) from which a clause says a value
+
+_CLAUSE_SPLIT = re.compile(r"[.!?;:()]+\s*|,\s+|\s+-+\s+|\s+(?:but|so|and then|then)\s+")
+_FRAME = re.compile(
+    r"\b(?:i(?:'d| would) (?:like|love|prefer)|i (?:want|need|wish)|i'?m (?:looking|hoping|trying)|please|pls|kindly|"
+    r"(?:can|could|would|will) (?:you|i)|help me|let me|go ahead|looking for|in the market for|i'?m after)\b|\?")
+_IMPERATIVE = re.compile(
+    r"^(?:(?:and|also|then|so|just|now|ok|okay|hi|hello|hey)\s+)*(?:cancel|exchange|return|change|switch|swap|book|update|"
+    r"modify|send|refund|downgrade|upgrade|move|put|make|add|remove|replace|issue|give|find|get|buy|order|charge|use|"
+    r"ship|set|reserve|rebook|fix|correct|show|pick|keep|credit|bump|grab|sort|ask|apply)\b")
+_PROFORM = re.compile(r"\b(?:that one|this one|those|the usual|my usual|as (?:before|usual|last time)|same (?:\w+ )?as "
+                      r"(?:before|last time|usual|always)|the one (?:i|we)|the (?:\w+ ){0,2}(?:i|we) (?:mentioned|told|"
+                      r"talked|discussed|use|used|always|usually|normally|gave|said|spoke)|you know which)\b")
+_DEGREE = re.compile(r"\b(?:\w+er than|more|less|bigger|smaller|larger|longer|shorter|cheaper|nicer|better|decent|"
+                     r"reasonable|good|comfortable|comfy|cheap|affordable|pricey|roomy|plenty|enough|a few|a couple|"
+                     r"several|some|generous|modest|fair|fancy|premium|spacious|compact|sensible|suitable|proper|"
+                     r"-ish|\w+ish|not too \w+|a (?:size|step) (?:up|down))\b")
+_NEGATIVE = re.compile(r"\b(?:not|no longer|never|cannot|can'?t|won'?t|isn'?t|aren'?t|doesn'?t|don'?t|wasn'?t|unavailable|"
+                       r"sold out|out of stock|discontinued|gone|expired|cancell?ed|(?:is|are|was|were) (?:\w+ )?full|"
+                       r"shut down|closed|booked up|(?:you'?re|they'?re|we'?re) (?:all )?out of)\b")
+_PREMISE_VERB = re.compile(r"\b(?:is|are|was|were|got|has been|have been|comes?|come in|made|offered|available|exist|"
+                           r"sold out|out of|full|go|be used|shut|discontinued|cancell?ed)\b")
+_ASIDE = re.compile(r"\b(?:by the way|btw|fyi|side note|for the record|oh and|incidentally|just so you know|"
+                    r"in case (?:that|it) matters|p\.?s\.?)\b|^(?:also|plus)\b")
+_CONCRETE = re.compile(r"\b\d+ \w+ (?:street|st|avenue|ave|lane|drive|road|rd|way|court|place|boulevard|blvd)\b|"
+                       r"\b(?:\d+|one|two|three|four|a couple of) (?:checked )?(?:bags?|suitcases?)\b|\b(?:moved|live at|new address)\b")
+_OPERATION_VERBS = {"cancel": r"cancel\w*", "return": r"return\w*|send (?:it |them )?back", "exchange": r"exchang\w*",
+                    "modify": r"modify\w*", "book": r"book(?:ing)?"}
+_STORE = re.compile(r"\b(?:price alert|an alert|notify me|sort\w* (?:\w+ )?by|(?:price|the) filter|filter (?:the )?results|"
+                    r"pick ?up|subscri\w+|ask the seller|wishlist|compare prices|track the price)\b")
+_REQUEST_KIND = {r"\bcancel": "cancel", r"\breturn": "return", r"\bexchange": "exchange", r"\bchange items\b": "modify",
+                 r"\bbook\b": "book", r"\bbuy\b": "buy"}
 
 
 @dataclass
 class _Clause:
-    kind: str  # frame | pair | attach | value | premise | leftover | filler
-    text: str  # masked
-    slot: int | None = None
-    stated: str | None = None  # masked
-    request: bool = False
-    sentence: int = -1  # index of the sentence the clause was read from
+    start: int
+    end: int
+    low: str
+
+
+@dataclass
+class _Hit:
+    slot: str
+    key: str
+    clause: int
+    score: float
+    form: str
+    pos: int = 0  # where in the clause (normalised) the form matched
 
 
 @dataclass
 class _ParseView:
     inp: ExtractionInput
-    masked: str
-    originals: dict[str, str]
-    sentences: list[str]
+    text: str
+    low: str
+    domains: Domains
     clauses: list[_Clause]
-    premise: tuple[int | None, str, str] | None
+    hits: list[_Hit] = field(default_factory=list)
+    owner: dict[int, set[str]] = field(default_factory=dict)  # clause -> requirements its words name
 
 
 class ParseExtractor(Extractor[_ParseView]):
-    """Clause segmentation, (requirement, value) parsing and a diff against the truth."""
+    """Clauses, fuzzy value matching and a diff against the truth."""
 
     name = "parse"
 
-    # -- masking ----------------------------------------------------------------------------
+    # ------------------------------------------------------------------------------ parsing
     @staticmethod
-    def _mask(inp: ExtractionInput) -> tuple[str, dict[str, str]]:
-        text = inp.text or ""
-        low = fold(text)
-        items: list[tuple[str, str]] = []
-        if inp.request.strip():
-            items.append((inp.request.strip().rstrip(".!?"), "§R§"))
-        for i, r in enumerate(inp.requirements):
-            items.append((r.spoken, f"§V{i}§"))
-            items.append((r.phrase, f"§P{i}§"))
-        items.sort(key=lambda it: -len(it[0]))
-        taken: list[tuple[int, int, str]] = []
-        for needle, token in items:
-            for span in spans(low, needle):
-                if not overlaps(span, [(s, e) for s, e, _ in taken]):
-                    taken.append((span[0], span[1], token))
-        taken.sort()
-        out, originals, pos = [], {}, 0
-        for s, e, token in taken:
-            out.append(low[pos:s])
-            out.append(token)
-            originals.setdefault(token, text[s:e])
-            pos = e
-        out.append(low[pos:])
-        return "".join(out), originals
-
-    @staticmethod
-    def _unmask(masked: str, originals: dict[str, str]) -> str:
-        return clean(_PX_TOKEN.sub(lambda m: originals.get(m.group(0), m.group(0)), masked))
-
-    # -- segmentation -----------------------------------------------------------------------
-    @staticmethod
-    def _sentences(masked: str) -> list[str]:
-        return [s.strip() for s in re.split(r"(?<=[.!?])\s+", masked) if s.strip()]
-
-    @staticmethod
-    def _segments(sentence: str) -> list[str]:
-        parts = re.split(r"\s*;\s*|\s*\(\s*|\s*\)\s*|\s+-\s+|(?<!§):\s+", sentence)
-        return [p.strip(" .!?") for p in parts if p and p.strip(" .!?")]
-
-    @staticmethod
-    def _complete(part: str) -> bool:
-        return bool(re.search(r"§[VR]\d*§|\b(?:is|are|was|were|be|been|being)\b|\bfor\s+§P\d+§", part)) \
-            or bool(_PX_FRAME.match(part))
-
-    def _clauses_of(self, segment: str) -> list[str]:
-        out: list[str] = []
-        for part in re.split(r"\s*,\s*", segment):
-            part = _PX_FILLER.sub("", part.strip()).strip()
-            if not part:
-                continue
-            pieces = re.split(r"\s+and\s+", part)
-            merged: list[str] = []
-            pending: list[str] = []
-            for piece in pieces:
-                pending.append(piece)
-                if self._complete(piece):
-                    merged.append(" and ".join(pending))
-                    pending = []
-            if pending:
-                if merged:
-                    merged[-1] = merged[-1] + " and " + " and ".join(pending)
-                else:
-                    merged.append(" and ".join(pending))
-            out.extend(merged)
+    def _clauses(low: str) -> list[_Clause]:
+        out, start = [], 0
+        for m in _CLAUSE_SPLIT.finditer(low):
+            if low[start:m.start()].strip():
+                out.append(_Clause(start, m.start(), low[start:m.start()]))
+            start = m.end()
+        if low[start:].strip():
+            out.append(_Clause(start, len(low), low[start:]))
         return out
 
-    # -- clause parsing ---------------------------------------------------------------------
     @staticmethod
-    def _content(masked: str) -> list[str]:
-        plain = _PX_TOKEN.sub(" ", masked)
-        return [w for w in tokens(plain) if w.strip("'-") and w not in STOP]
-
-    def _parse_clause(self, clause: str) -> _Clause:
-        c = _PX_PREFIX.sub("", clause.strip(" .!?")).strip()
-        if not c:
-            return _Clause("filler", clause)
-        frame = _PX_FRAME.match(c)
-        if frame or c.startswith("§R§"):
-            vp = frame.group("vp") if frame else c
-            return _Clause("frame", c, stated=vp, request="§R§" in vp)
-        for pat in (_PX_ATTACH_SUBJ, _PX_ATTACH_OBJ):
-            m = pat.match(c)
-            if not m:
+    def _score(form: str, clause: str) -> float:
+        """How well a clause contains a form: fuzzy partial match, and every content word of the
+        form close to some word of the clause (so "4k" does not match inside "w4k7")."""
+        f = " ".join(words(form))
+        if not f:
+            return 0.0
+        plain = " ".join(words(clause))
+        score = fuzz.partial_ratio(f, plain)
+        if score < THRESHOLD:
+            return 0.0
+        present = set(words(clause))
+        for w in words(form):
+            if w in STOP:
                 continue
-            heads = [m.group("a").strip(), m.group("b").strip()]
-            phrases = [h for h in heads if re.fullmatch(r"§P\d+§", h)]
-            others = [h for h in heads if "§" not in h and self._content(h)]
-            x = m.group("x").strip()
-            if len(phrases) == 1 and len(others) == 1 and re.fullmatch(r"§V\d+§", x):
-                return _Clause("attach", c, slot=int(phrases[0][2:-1]), stated=x)
-        for pat in (_PX_PAIR_AFTER, _PX_PAIR_BEFORE):
-            m = pat.match(c)
-            if m:
-                return _Clause("pair", c, slot=int(m.group("p")[2:-1]), stated=m.group("x").strip())
-        if re.search(r"§V\d+§", c):
-            return _Clause("value", c)
-        if len(self._content(c)) >= 2:
-            return _Clause("leftover", c)
-        return _Clause("filler", c)
+            if w not in present and not any(len(w) >= 4 and fuzz.ratio(w, x) >= 80 for x in present):
+                return 0.0
+        return score
+
+    def _values(self, d: SlotDomain) -> list[tuple[str, tuple[str, ...]]]:
+        out = [(v.key, v.forms) for v in d.values]
+        out += [(f"part:{p.key}", p.forms) for p in d.parts]
+        return out
 
     def view(self, inp: ExtractionInput) -> _ParseView:
-        masked, originals = self._mask(inp)
-        sentences = self._sentences(masked)
-        clauses: list[_Clause] = []
-        premise = None
-        for index, sentence in enumerate(sentences):
-            for segment in self._segments(sentence):
-                seg = _PX_FILLER.sub("", segment).strip()
-                pm = _PX_PREMISE.match(seg)
-                if pm and _PX_NEGATIVE.search(pm.group("prem")):
-                    main = _PX_MAIN.match(pm.group("main").strip())
-                    if main:
-                        found = re.findall(r"§([VP])(\d+)§", pm.group("prem"))
-                        slot = next((int(i) for k, i in found if k == "V"), None)
-                        if slot is None:
-                            slot = next((int(i) for k, i in found if k == "P"), None)
-                        clause = pm.group("marker") + " " + pm.group("prem")
-                        if premise is None:
-                            premise = (slot, clause, main.group("fb"))
-                        clauses.append(_Clause("premise", seg, slot=slot, sentence=index))
-                        continue
-                for clause in self._clauses_of(segment):
-                    parsed = self._parse_clause(clause)
-                    parsed.sentence = index
-                    clauses.append(parsed)
-        return _ParseView(inp, masked, originals, sentences, clauses, premise)
+        text = inp.text or ""
+        low = fold(text)
+        domains = domains_of(inp)
+        clauses = self._clauses(low)
+        v = _ParseView(inp, text, low, domains, clauses)
+        for i, c in enumerate(clauses):
+            named = {s for s, d in domains.slots.items()
+                     if any(len(w) > 2 and re.search(rf"(?<!\w){re.escape(fold(w))}s?(?!\w)", c.low) for w in (*d.names, *d.anchors))}
+            v.owner[i] = named
+            for slot, d in domains.slots.items():
+                for key, forms in self._values(d):
+                    best = max(((self._score(f, c.low), f) for f in forms), default=(0.0, ""))
+                    if best[0] >= THRESHOLD:
+                        where = fuzz.partial_ratio_alignment(" ".join(words(best[1])), " ".join(words(c.low)))
+                        v.hits.append(_Hit(slot, key, i, best[0], best[1], where.dest_start if where else 0))
+        v.hits = self._longest(v.hits)
+        return v
 
-    # -- the diff ---------------------------------------------------------------------------
     @staticmethod
-    def _shape(stated: str, truth: str) -> str:
-        """Judge a stated value against the true one by its shape."""
-        words = tokens(stated)
-        if not words:
-            return "withheld"
-        if words[0] in _PX_PROFORM_START or "one" in words[:3] or "ones" in words[:3] \
-                or (len(words) >= 2 and words[0] == "the" and words[1] == "same"):
-            return "marked"
-        if _PX_DEGREE.search(fold(stated)) or any(w in _PX_EVALUATIVE for w in words):
-            return "marked"
-        content = {w for w in words if w not in STOP}
-        truth_words = set(tokens(truth))
-        truth_content = {w for w in truth_words if w not in STOP}
-        if content and content <= truth_words and content != truth_content:
-            return "ambiguous"  # a looser name for the truth: it also fits other things
-        return "substituted"
-
-    def statuses(self, v: _ParseView, shared_values: bool = False) -> list[tuple[int, str, str | None]]:
-        """(requirement index, status, stated words) for every requirement not stated as true.
-        ``shared_values`` (composites): a pair whose stated words are the requirement's own true
-        value counts as stated even when the masking gave that value to another requirement
-        with the same value."""
-        reqs = v.inp.requirements
-        attached: dict[int, str] = {}
-        odd: dict[int, str] = {}
-        stated_true: set[int] = set()
-        for c in v.clauses:
-            if c.kind == "attach" and c.slot is not None:
-                attached.setdefault(c.slot, self._quote(v, c.text))
-            elif c.kind == "pair" and c.slot is not None and c.stated is not None \
-                    and f"§V{c.slot}§" not in c.stated:
-                said = self._quote(v, c.stated)
-                if shared_values and fold(said).strip() == fold(reqs[c.slot].spoken).strip():
-                    stated_true.add(c.slot)  # masked as another requirement that has the same value
-                else:
-                    odd.setdefault(c.slot, said)
-        out: list[tuple[int, str, str | None]] = []
-        for i, r in enumerate(reqs):
-            if i in attached:
-                out.append((i, "ambiguous", attached[i]))
-            elif f"§V{i}§" in v.masked or (i in stated_true and i not in odd):
-                continue  # the true value is stated
-            elif i in odd:
-                out.append((i, self._shape(odd[i], r.spoken), odd[i]))
-            else:
-                out.append((i, "withheld", None))
+    def _longest(hits: list[_Hit]) -> list[_Hit]:
+        """Within a clause, a hit whose words another hit of the same requirement covers (a
+        longer form: "not waterproof" over "waterproof") is dropped."""
+        out = []
+        for h in hits:
+            longer = [o for o in hits if o.clause == h.clause and o.slot == h.slot and o.key != h.key
+                      and len(o.form) > len(h.form) and f" {fold(h.form)} " in f" {fold(o.form)} "]
+            if not longer:
+                out.append(h)
         return out
 
-    def noise(self, v: _ParseView) -> str | None:
-        found = self.noise_range(v)
-        return self._original_span(v, " ".join(v.sentences[found[0]:found[1] + 1])) if found else None
+    def _owner_of(self, v: _ParseView, hit: _Hit, candidates: set[str]) -> set[str]:
+        """The requirements a hit belongs to: those among ``candidates`` named in its clause, else
+        in the nearest clause before it; all of them when nothing decides."""
+        for i in range(hit.clause, max(-1, hit.clause - 4), -1):
+            named = v.owner.get(i, set()) & candidates
+            if named:
+                return named
+        return candidates
 
-    def noise_range(self, v: _ParseView) -> tuple[int, int] | None:
-        """The sentences (first, last) of the longest off-topic stretch, when it is long enough."""
-        flags = [("§" not in s) and not any(c.kind == "frame" for c in
-                                             (self._parse_clause(x) for seg in self._segments(s)
-                                              for x in self._clauses_of(seg)))
-                 for s in v.sentences]
-        best, best_words = None, 0
-        i = 0
-        while i < len(v.sentences):
-            if not flags[i]:
-                i += 1
+    # ---------------------------------------------------------------------- the diff
+    def _state(self, v: _ParseView, slot: str) -> tuple[str, list[_Hit]]:
+        d = v.domains[slot]
+        mine = []
+        for h in v.hits:
+            if h.key.startswith("part:") and h.slot != slot:
                 continue
-            j = i
-            while j + 1 < len(v.sentences) and flags[j + 1]:
-                j += 1
-            words = sum(len(s.split()) for s in v.sentences[i:j + 1])
-            if words > best_words:
-                best, best_words = (i, j), words
-            i = j + 1
-        if best is None:
-            return None
-        total = sum(len(self._unmask(s, v.originals).split()) for s in v.sentences)
-        span = " ".join(v.sentences[best[0]:best[1] + 1])
-        words = len(self._unmask(span, v.originals).split())
-        if words >= 25 and words >= total - words:
-            return best
-        return None
+            same = {o.slot for o in v.hits if o.clause == h.clause and o.form == h.form}
+            if h.slot == slot and slot in self._owner_of(v, h, same):
+                mine.append(h)
+        if d.parts:
+            parts = {h.key for h in mine if h.key.startswith("part:")}
+            whole = [h for h in mine if h.key == d.truth_key]
+            if whole or (parts and parts >= {f"part:{p.key}" for p in d.parts}):
+                return "true", mine
+            return ("partial", mine) if parts else ("open", [])
+        keys = {h.key for h in mine}
+        premise = [h for h in mine if self._in_premise(v, h.clause)]
+        if premise and d.truth_key in {h.key for h in premise}:
+            return "doubted", mine
+        if d.truth_key in keys and len(keys - {d.truth_key}) == 0:
+            return "true", mine
+        if d.truth_key in keys:
+            shared = [h for h in mine if h.key == d.truth_key and any(o.form == h.form and o.key != h.key for o in mine)]
+            return ("ambiguous", mine) if shared else ("true", mine)
+        if len(keys) > 1:
+            return "ambiguous", mine
+        if keys:
+            return "other", mine
+        elsewhere = [h for h in v.hits if h.slot == slot and h.key == d.truth_key]
+        if elsewhere:
+            return "ambiguous", elsewhere  # said, but the clause names another requirement
+        marked = self._marked(v, slot)
+        return ("marked", marked) if marked else ("open", [])
 
-    @staticmethod
-    def _original_span(v: _ParseView, masked_span: str) -> str:
-        """Quote a span from the original text (the masking lower-cased it)."""
-        plain = ParseExtractor._unmask(masked_span, v.originals)
-        text = v.inp.text
-        k = fold(text).find(fold(plain))
-        return text[k:k + len(plain)] if k != -1 else plain
+    def _marked(self, v: _ParseView, slot: str) -> list[_Hit]:
+        for i, c in enumerate(v.clauses):
+            if (slot in v.owner.get(i, set()) or not any(v.owner.get(i, set()))) and (_PROFORM.search(c.low) or _DEGREE.search(c.low)):
+                own = [s for s in v.domains.slots if s in v.owner.get(i, set())]
+                if own and own != [slot] and slot not in own:
+                    continue
+                m = _PROFORM.search(c.low) or _DEGREE.search(c.low)
+                assert m is not None
+                return [_Hit(slot, "", i, 100.0, v.text[c.start + m.start():c.start + m.end()])]
+        return []
 
-    def _quote(self, v: _ParseView, masked: str) -> str:
-        return self._original_span(v, masked) if masked else masked
+    def _in_premise(self, v: _ParseView, i: int) -> bool:
+        c = v.clauses[i].low
+        return bool(_NEGATIVE.search(c) and _PREMISE_VERB.search(c))
 
-    def operation(self, v: _ParseView) -> str | None:
-        frames = [c for c in v.clauses if c.kind == "frame"]
-        if not frames or any(c.request for c in frames):
-            return None
-        request_words = set(self._content(fold(v.inp.request)))
-        for c in frames:
-            vp = self._unmask(c.stated or "", v.originals)
-            words = set(self._content(fold(vp)))
-            if request_words and len(words & request_words) / len(request_words) >= 0.8:
-                return None
-        return self._quote(v, frames[0].stated or "")
-
-    def extra(self, v: _ParseView) -> str | None:
-        leftovers = [c for c in v.clauses if c.kind == "leftover"]
-        if not leftovers:
-            return None
-        best = max(leftovers, key=lambda c: len(self._content(c.text)))
-        return self._quote(v, best.text)
-
-    # -- the forms --------------------------------------------------------------------------
-    def blind(self, inp: ExtractionInput) -> BlindExtraction:
-        v = self.view(inp)
-        if not v.clauses:
-            return BlindExtraction(flaw="none")
-        if not self.request_stated(v):
-            return BlindExtraction(flaw="oblique")
-        if self.noise(v):
-            return BlindExtraction(flaw="noise")
-        if v.premise is not None and v.premise[0] is not None:
-            return BlindExtraction(flaw="presupposed", requirement=inp.requirements[v.premise[0]].slot)
-        wrong = self.statuses(v)
-        if wrong:
-            i, kind, _ = wrong[0]
-            return BlindExtraction(flaw=kind, requirement=inp.requirements[i].slot)  # type: ignore[arg-type]
-        if self.operation(v):
-            return BlindExtraction(flaw="mismatch")
-        if self.extra(v):
-            return BlindExtraction(flaw="extras")
-        return BlindExtraction(flaw="none")
-
+    # ----------------------------------------------------------------------- evidence
     def request_stated(self, v: _ParseView) -> bool:
-        return any(c.kind == "frame" for c in v.clauses)
+        return bool(_FRAME.search(v.low)) or any(_IMPERATIVE.match(c.low.strip()) for c in v.clauses)
+
+    def noise(self, v: _ParseView) -> str | None:
+        quiet = [i for i, c in enumerate(v.clauses) if not v.owner.get(i) and not any(h.clause == i for h in v.hits)]
+        runs, run = [], []
+        for i in range(len(v.clauses)):
+            if i in quiet:
+                run.append(i)
+            elif run:
+                runs.append(run)
+                run = []
+        if run:
+            runs.append(run)
+        best = max(runs, key=lambda r: len(v.low[v.clauses[r[0]].start:v.clauses[r[-1]].end].split()), default=None)
+        if not best:
+            return None
+        start, end = v.clauses[best[0]].start, v.clauses[best[-1]].end
+        n = len(v.low[start:end].split())
+        if n >= 25 and n >= len(v.low.split()) - n:
+            return clean(v.text[start:end])
+        return None
 
     def presupposed(self, v: _ParseView) -> TargetedExtraction | None:
-        if v.premise is None:
+        """The requirement a premise is about: of the true values its clause names, the first
+        (the premise's subject: "the 10x zoom isn't made in 30MP")."""
+        found = []
+        for slot in v.domains.slots:
+            state, hits = self._state(v, slot)
+            if state == "doubted":
+                doubted = min((h for h in hits if self._in_premise(v, h.clause)), key=lambda h: (h.clause, h.pos))
+                found.append((doubted.clause, doubted.pos, slot, doubted, hits))
+        if not found:
             return None
-        slot, clause, fb = v.premise
-        return TargetedExtraction(
-            flaw="presupposed", requirement=v.inp.requirements[slot].slot if slot is not None else None,
-            clause=self._quote(v, clause), fallback=self._quote(v, fb))
+        _, _, slot, doubted, hits = min(found, key=lambda f: (f[0], f[1]))
+        others = [h for h in hits if not self._in_premise(v, h.clause) and h.key != doubted.key]
+        c = v.clauses[doubted.clause]
+        return TargetedExtraction(flaw="presupposed", requirement=slot, clause=clean(v.text[c.start:c.end]),
+                                  fallback=others[0].form if others else None)
 
-    def requirement_flaw(self, v: _ParseView, flaw: str) -> TargetedExtraction | None:
-        for i, kind, stated in self.statuses(v):
-            if kind == flaw:
-                return self.on_requirement(kind, v.inp.requirements[i].slot, stated)
+    def operation(self, v: _ParseView) -> str | None:
+        for c in v.clauses:
+            if (m := _STORE.search(c.low)) is not None:
+                return clean(v.text[c.start:c.end])
+        wanted = {kind for pattern, kind in _REQUEST_KIND.items() if re.search(pattern, v.inp.request.lower())}
+        found = {kind: re.search(rf"\b(?:{p})\b", v.low) for kind, p in _OPERATION_VERBS.items()}
+        if any(found.get(k) for k in wanted):
+            return None
+        for kind, m in found.items():
+            if m is not None and kind not in wanted:
+                c = next(c for c in v.clauses if c.start <= m.start() < c.end + 1)
+                return clean(v.text[m.start():c.end])
         return None
 
-    # -- composites: every finding, not the first -------------------------------------------
+    def extra(self, v: _ParseView) -> str | None:
+        for i, c in enumerate(v.clauses):
+            if i == 0 and not _ASIDE.search(c.low):
+                continue
+            if (_ASIDE.search(c.low) or _CONCRETE.search(c.low)) and not any(h.clause == i and not h.key.startswith("part:")
+                                                                             for h in v.hits if v.domains[h.slot].truth_key == h.key):
+                content = [w for w in WORD.findall(c.low) if w not in STOP]
+                if len(content) >= 2:
+                    return clean(re.sub(r"^\s*(?:and|also|plus|oh)\s+", "", v.text[c.start:c.end], flags=re.I))
+        return None
+
+    def requirement_flaw(self, v: _ParseView, flaw: str) -> TargetedExtraction | None:
+        return next((f for f in self._requirement_flaws(v) if f.flaw == flaw), None)
+
+    def _requirement_flaws(self, v: _ParseView) -> list[TargetedExtraction]:
+        out = []
+        for slot, d in v.domains.slots.items():
+            state, hits = self._state(v, slot)
+            said = hits[0].form if hits else None
+            if state == "other":
+                out.append(self.on_requirement("substituted", slot, said))
+            elif state == "ambiguous":
+                others = [h for h in hits if h.key != d.truth_key and d.value(h.key) is not None]
+                second = d.value(others[0].key).spoken if others else None  # type: ignore[union-attr]
+                out.append(TargetedExtraction(flaw="ambiguous", requirement=slot, surface=said, second_reading=second))
+            elif state == "marked":
+                out.append(self.on_requirement("marked", slot, said))
+            elif state in ("open", "partial"):
+                out.append(self.on_requirement("withheld", slot, None))
+        return out
+
+    # ---------------------------------------------------------------------------- forms
     def findings(self, inp: ExtractionInput) -> list[TargetedExtraction]:
-        """Every flaw this parse shows, each with the fields its targeted form asks for. Leftover
-        content is an added detail only outside the off-topic sentences and outside clauses
-        that frame the request."""
         v = self.view(inp)
-        if not v.clauses:
+        if not v.low.strip():
             return []
         out: list[TargetedExtraction] = []
         if not self.request_stated(v):
             out.append(TargetedExtraction(flaw="oblique", request_stated=False))
-        noise = self.noise_range(v)
-        if noise is not None:
-            passage = " ".join(v.sentences[noise[0]:noise[1] + 1])
-            out.append(TargetedExtraction(flaw="noise", span=self._original_span(v, passage)))
-        premise = self.presupposed(v)
-        premise_slot = v.premise[0] if v.premise is not None else None
-        if premise is not None and premise_slot is not None:
-            out.append(premise)
-        for i, kind, stated in self.statuses(v, shared_values=True):
-            if i == premise_slot:
-                continue
-            out.append(self.on_requirement(kind, inp.requirements[i].slot, stated))
-        op = self.operation(v)
-        if op:
+        if (span := self.noise(v)) is not None:
+            out.append(TargetedExtraction(flaw="noise", span=span))
+        if (prem := self.presupposed(v)) is not None:
+            out.append(prem)
+        if (op := self.operation(v)) is not None:
             out.append(TargetedExtraction(flaw="mismatch", operation=op))
-        skip = set(range(noise[0], noise[1] + 1)) if noise is not None else set()
-        leftovers = [c for c in v.clauses if c.kind == "leftover" and c.sentence not in skip and "§R§" not in c.text]
-        if leftovers:
-            best = max(leftovers, key=lambda c: len(self._content(c.text)))
-            out.append(TargetedExtraction(flaw="extras", detail=self._quote(v, best.text)))
-        return out
+        out += [f for f in self._requirement_flaws(v) if not (prem and f.requirement == prem.requirement)]
+        if (detail := self.extra(v)) is not None:
+            out.append(TargetedExtraction(flaw="extras", detail=detail))
+        return sorted(out, key=lambda f: PRIORITY.index(f.flaw))
+
+    def blind(self, inp: ExtractionInput) -> BlindExtraction:
+        found = self.findings(inp)
+        if not found:
+            return BlindExtraction(flaw="none")
+        return BlindExtraction(flaw=found[0].flaw, requirement=found[0].requirement)
