@@ -199,7 +199,7 @@ OPERATION_FORMS = {
 
 def _names(option: str) -> tuple[str, ...]:
     words_ = option.lower().split()
-    out = [option.lower(), words_[-1], words_[-1] + "s"]
+    out = [option.lower(), words_[-1], words_[-1] + "s", *words_[:-1]]  # "screen size": also "screen"
     if option.lower() == "color":
         out.append("colour")
     return tuple(dict.fromkeys(out))
@@ -218,8 +218,8 @@ def _count_forms(n: int, nouns: tuple[str, ...], uncounted: bool = False) -> tup
     """A count said with its noun; ``uncounted``: the bare plural ("with checked bags") is a form
     every count above zero shares (some, how many not said)."""
     forms = [f"{n} {noun}" for noun in nouns]
-    if n == 0:
-        forms = [f"no {noun}" for noun in nouns] + [f"without {noun}" for noun in nouns] + forms
+    if n == 0:  # the likeliest first (an extraction form shows the first few)
+        forms = [f"{w} {noun}" for noun in nouns for w in ("no", "0", "without")]
     elif uncounted:
         forms += [noun for noun in nouns if noun.endswith("s")]
     if n == 1:
@@ -299,10 +299,11 @@ def _legal(slot_values: list[Any], forms_of: Any) -> tuple[LegalValue, ...]:
     return tuple(out)
 
 
-SAME = {"flights": ("same flights", "current flights", "existing flights", "flights unchanged", "same two flights",
-                     "existing", "its current", "their current", "current ones", "as booked", "unchanged",
-                     "keep the flights", "without touching flights", "without changing the flights", "same itinerary",
-                     "existing flight", "current flight", "same flight", "flights as they are", "flights as is"),
+SAME = {"flights": ("same flights", "current flights", "existing flights", "flights unchanged", "keep the flights",
+                     "keeping the flights", "keeping flights", "keep flights", "same flight", "current flight",
+                     "existing flight", "flights as they are", "unchanged", "as booked", "same itinerary",
+                     "without touching flights", "without changing the flights", "same two flights", "existing",
+                     "its current", "their current", "current ones", "flights as is", "keep the same flights"),
         "passengers": ("same passengers", "passengers unchanged", "without touching passengers"),
         "cabin": ("same cabin", "cabin unchanged", "current cabin", "same class")}
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-from miscue.language.text import Token, close
-
 
 def _rx(pattern: str) -> re.Pattern[str]:
     """Compile with every apostrophe optional (people type "dont", "youre")."""
@@ -55,7 +53,10 @@ _SUBJECTIVE = (r"good|decent|reasonable|nice|comfortable|convenient|suitable|sen
                r"not (?:so|too|that) (?:many|much|big|small|long|short|hard|difficult|expensive)|fewer|not as many|"
                r"easier|simpler|harder|too (?:hard|difficult|easy|big|small|long|short|heavy|loud|bright|dim)")
 #: a subjective or comparative description standing in for a value ("a bigger size", "something cheap")
-VAGUE = _rx(r"\b(?:" + _COMPARATIVE + "|" + _SUBJECTIVE + r")\b")
+VAGUE = _rx(r"\b(?:" + _COMPARATIVE + "|" + _SUBJECTIVE + r")\b(?! (?:things|questions|changes|requests|issues|problems|"
+            r"days|weeks|months|years|times|hours|minutes|orders|items)\b)")
+#: a comparative standing for a value even with nothing around it ("somewhere more comfortable")
+COMPARATIVE = _rx(r"\b(?:" + _COMPARATIVE + r")\b")
 
 _PREMISE_OPEN = (r"since|as|because|given(?: that)?|now that|seeing(?: that| as)?|i know|i heard|i was told|"
                  r"apparently|i understand|i see|i noticed|i realise|i realize|it seems|it looks like|"
@@ -93,21 +94,10 @@ REQUEST = _rx(
     r"charge|bill|pay|use|ship|set|reserve|rebook|fix|correct|show|pick|keep|credit)\b"
 )
 
-#: request verbs a typo may hide from :data:`REQUEST` ("exchnage it for a smaller one")
+#: the verbs of the requests a customer makes (an imperative right after an id is a request:
+#: "on order #W1 switch the camera to ...")
 REQUEST_VERBS = ("cancel", "exchange", "return", "change", "switch", "update", "modify", "refund", "downgrade", "upgrade",
                  "replace", "rebook", "reserve", "correct", "swap", "book", "move", "ship")
-_LEAD_INS = {"and", "also", "then", "so", "just", "now", "please", "pls", "kindly"}
-
-
-def request_spans(folded: str, toks: list[Token]) -> list[tuple[int, int]]:
-    """The requests of a text: :data:`REQUEST`'s spans, and a misspelt request verb that opens a
-    clause (after punctuation or a lead-in word)."""
-    out = spans(REQUEST, folded)
-    for k, t in enumerate(toks):
-        opens = k == 0 or folded[toks[k - 1].end:t.start].strip(" ") != "" or toks[k - 1].text in _LEAD_INS
-        if opens and t.text not in REQUEST_VERBS and any(len(v) > 4 and close(t.text, v) for v in REQUEST_VERBS):
-            out.append((t.start, t.end))
-    return sorted(out)
 
 
 #: "both", "each", "all of them": one value said once for several requirements

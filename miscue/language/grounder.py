@@ -22,13 +22,13 @@ A value said inside a premise taken for granted ("since the clicky ones are sold
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from miscue.language import cues
 from miscue.language.domain import Detail, Domains, SlotDomain
-from miscue.language.text import Token, close, fold, tokens, words
+from miscue.language.context import WINDOW, Context, sentences
+from miscue.language.text import Token, close, fold, respell, tokens, words
 
 #: words right before a value that make it the customer's current one, not the one they want
 #: (the phrase may end up to two words before the value: "instead of the black one")
@@ -38,7 +38,6 @@ _CURRENT_BEFORE = {("instead", "of"), ("rather", "than"), ("currently",), ("old"
                    ("received", "the"), ("have", "the"), ("bought", "the"), ("ordered", "the")}
 _CURRENT_AFTER = {("one", "i", "have"), ("i", "have"), ("that", "i", "have"), ("i", "got"), ("i", "received"),
                   ("came",), ("that", "came"), ("doesnt", "fit"), ("is", "too"), ("was", "too"), ("are", "too")}
-WINDOW = 12  # tokens: how far anchors and names may stand from a mention to attribute it
 
 
 @dataclass(frozen=True)
@@ -102,59 +101,15 @@ class Grounding:
         return sorted((m.start, m.end) for m in self.mentions)
 
 
-@dataclass
-class _Context:
-    """What attribution needs of one text: its tokens, each token's sentence, the cue positions."""
-
-    text: str
-    toks: list[Token]
-    sentence: list[int]
-    cue_pos: dict[str, list[int]]
-
-    def distributive(self, span: tuple[int, int]) -> bool:
-        """The mention's sentence says the value holds for several things ("both", "all")."""
-        here = self.sentence[span[0]] if self.sentence else 0
-        return any(t.text in _DISTRIBUTIVE for k, t in enumerate(self.toks) if self.sentence[k] == here)
-
-
-    def same_clause(self, span: tuple[int, int], positions: Iterable[int], shared: set[int]) -> bool:
-        """A cue (not a shared one) stands before the mention with no clause break between."""
-        start = self.toks[span[0]].start
-        return any(p < span[0] and not _CLAUSE_BREAK & set(self.text[self.toks[p].end:start]) for p in positions
-                   if p not in shared)
-
-    def singular(self, span: tuple[int, int]) -> bool:
-        """The mention's clause refers to one thing ("... as I no longer need it")."""
-        a, b = span
-        while a > 0 and not _CLAUSE_BREAK & set(self.text[self.toks[a - 1].end:self.toks[a].start]):
-            a -= 1
-        while b < len(self.toks) and not _CLAUSE_BREAK & set(self.text[self.toks[b - 1].end:self.toks[b].start]):
-            b += 1
-        return any(t.text in ("it", "its") for t in self.toks[span[0]:b]) and not any(
-            t.text in _DISTRIBUTIVE | {"them", "they", "those", "these"} for t in self.toks[a:b])
-
-    def cued_here(self, span: tuple[int, int], slots: list[str], shared: set[int]) -> bool:
-        """A cue of one of the slots (not one they all share) stands in the mention's sentence."""
-        here = self.sentence[span[0]] if self.sentence else 0
-        return any(self.sentence[p] == here for s in slots for p in self.cue_pos.get(s, ()) if p not in shared)
-
-
-_CLAUSE_BREAK = set(",;:()-")
-
-
+#: words that make a sentence a statement rather than a shorthand list: finite verbs and subjects
+_FINITE = {"i", "we", "you", "he", "she", "they", "it", "is", "are", "was", "were", "am", "be", "been", "isnt", "arent",
+           "wasnt", "werent", "has", "have", "had", "hasnt", "havent", "do", "does", "did", "dont", "doesnt", "didnt",
+           "will", "would", "should", "could", "can", "may", "might", "must", "shall", "wont", "wouldnt", "shouldnt",
+           "couldnt", "cant", "got", "gets", "seems", "says", "said", "told", "im", "ive", "id", "ill", "its", "thats",
+           "theres", "were", "need", "needs", "want", "wants", "came", "arrived", "turned", "went", "broke"}
+_ARTICLES = {"the", "a", "an", "my", "one"}
 _NEGATORS = {"no", "not", "without", "non", "never", "dont", "doesnt", "wont", "skip", "decline"}
 _COORDINATORS = {"and", "or", "nor", "plus"}
-_DISTRIBUTIVE = {"both", "all", "each", "either", "every", "everything"}
-
-
-def _sentences(text: str, toks: list[Token]) -> list[int]:
-    """The sentence index of every token (sentences end at . ! ? ; or a line break)."""
-    out, n, last = [], 0, 0
-    for t in toks:
-        n += sum(1 for ch in text[last:t.start] if ch in ".!?;\n")
-        last = t.start
-        out.append(n)
-    return out
 
 
 @dataclass(frozen=True)
@@ -247,21 +202,7 @@ class Grounder:
                         out[slot] += list(range(i, i + len(p)))
         return out
 
-    @staticmethod
-    def _distance(span: tuple[int, int], positions: Iterable[int], sentence: list[int]) -> float:
-        """Tokens between a mention and the nearest cue; a cue after the mention counts double
-        (in English a value mostly follows what it qualifies: "cancel #A since ..."), a cue in
-        another sentence counts a whole window more."""
-        best = float(10 ** 6)
-        here = sentence[span[0]] if sentence else 0
-        for p in positions:
-            d = float(span[0] - p) if p < span[0] else (2.0 * (p - span[1] + 1) if p >= span[1] else 0.0)
-            if sentence and sentence[p] != here:
-                d += WINDOW
-            best = min(best, d)
-        return best
-
-    def _attribute(self, span: tuple[int, int], slots: list[str], ctx: "_Context", keys: set[str] = frozenset()) -> tuple[str, ...]:  # type: ignore[assignment]
+    def _attribute(self, span: tuple[int, int], slots: list[str], ctx: "Context", keys: set[str] = frozenset()) -> tuple[str, ...]:  # type: ignore[assignment]
         """The slot(s) a mention belongs to.
 
         - An identifier (an order, a reservation, a card) belongs to the requirements it is the
@@ -271,7 +212,8 @@ class Grounder:
           my default address and the shipping address to ...") belongs to every candidate whose
           true value it is; a clause break between them ("the shoes and the bottle - the glass
           one - in black") or a singular pronoun in its clause ("cancel #A and #B as I no longer
-          need it") leaves it to the nearest.
+          need it") leaves it to the nearest, and so do one candidate's own words in its clause
+          ("all five to economy: JG7FMM refund to my Visa, ...").
         - Otherwise the nearest cues (names and anchors) win; cues every candidate shares (the
           request verb of two cancellations) tell nothing apart; a tie stays unattributed.
         """
@@ -283,10 +225,10 @@ class Grounder:
         if all(d.identifier for d in doms) and owners and (len(owners) == 1 or not any(d.instrument for d in doms)):
             return tuple(owners)
         shared = set.intersection(*(set(ctx.cue_pos.get(s, ())) for s in slots))
-        if len(owners) > 1 and (ctx.distributive(span) or not ctx.cued_here(span, slots, shared) or (
+        if len(owners) > 1 and len(ctx.local(span, slots, shared)) != 1 and (ctx.distributive(span) or not ctx.cued_here(span, slots, shared) or (
                 not ctx.singular(span) and all(ctx.same_clause(span, ctx.cue_pos.get(s, ()), shared) for s in owners))):
             return tuple(owners)
-        dist = {s: self._distance(span, [p for p in ctx.cue_pos.get(s, ()) if p not in shared], ctx.sentence) for s in slots}
+        dist = {s: ctx.distance(span, [p for p in ctx.cue_pos.get(s, ()) if p not in shared]) for s in slots}
         best = min(dist.values())
         winners = tuple(s for s in slots if dist[s] == best)
         if best > WINDOW and len(winners) > 1:
@@ -310,10 +252,11 @@ class Grounder:
     # ------------------------------------------------------------------------------ ground
     def ground(self, text: str) -> Grounding:
         toks = tokens(text)
-        folded = fold(text)
-        out = Grounding(text, premises=cues.clause_spans(cues.PREMISE, folded), requests=cues.request_spans(folded, toks))
+        spelt = respell(fold(text))  # cues are read with typos corrected, values with typos tolerated
+        out = Grounding(text, premises=[spelt.span(a, b) for a, b in cues.clause_spans(cues.PREMISE, spelt.text)],
+                        requests=[spelt.span(a, b) for a, b in cues.spans(cues.REQUEST, spelt.text)])
         cue_pos = self._cue_positions(toks)
-        ctx = _Context(text, toks, _sentences(text, toks), cue_pos)
+        ctx = Context(text, toks, sentences(text, toks), cue_pos, sentences(text, toks, ".!?\n"))
         for (i, j), forms in sorted(self._longest(self._raw(toks)).items()):
             start, end = toks[i].start, toks[j - 1].end
             frag = text[start:end]
@@ -321,12 +264,18 @@ class Grounder:
             for kind, ref in sorted({(f.kind, f.value) for f in forms if f.slot is None}):
                 out.mentions.append(Mention(kind, start, end, frag, ref=ref, in_premise=in_premise))
             current = self._current(toks, i, j)
+            lead = i - 1 if i > 0 and toks[i - 1].text not in _ARTICLES else i - 2
+            wanted = lead >= 0 and toks[lead].text in ("for", "to", "into") and any(
+                f.kind == "value" and self.domains[f.slot].has_current for f in forms if f.slot)
             for kind in ("value", "member"):
                 found = [f for f in forms if f.slot is not None and f.kind == kind]
-                if not found:
-                    continue
+                if not found or (kind == "member" and wanted):
+                    continue  # "swap the silicone one for the metal strap": a new value, not an item
                 candidates = tuple(sorted({f.slot for f in found}))  # type: ignore[misc]
                 slots = self._attribute((i, j), list(candidates), ctx, {f.value for f in found})  # type: ignore[misc]
+                shared = set.intersection(*(set(cue_pos.get(x, ())) for x in candidates))
+                # the other slots it could attach to: those whose own words stand in its sentence
+                candidates = tuple(x for x in candidates if x in slots or ctx.cued_here((i, j), [x], shared, period=True))
                 keys = tuple(sorted({f.value for f in found if f.slot in slots}))  # type: ignore[misc]
                 weak = all(f.weak for f in found)
                 if kind == "member" and len(keys) > 1 and not ctx.distributive((i, j)):
@@ -341,21 +290,30 @@ class Grounder:
         self._unknown_values(out, ctx)
         out.requests = sorted({*out.requests, *self._elided_requests(out, ctx)})
         for kind, pattern in (("referring", cues.REFERRING), ("vague", cues.VAGUE)):
-            for a, b in cues.spans(pattern, folded):
+            for a, b in (spelt.span(*ab) for ab in cues.spans(pattern, spelt.text)):
                 if any(m.start <= a and b <= m.end for m in out.mentions if m.kind in ("value", "current")):
                     continue  # a legal value's own words ("medium", "large")
                 span = self._token_span(toks, a, b)
                 if span is None:
                     continue
-                near = [s for s, pos in cue_pos.items() if self._distance(span, pos, ctx.sentence) <= WINDOW // 2]
-                if kind == "vague" and any(self.domains[s].ordered for s in near):
+                noun = next((m for m in out.mentions if m.kind == "value" and len(m.values) > 1 and m.slots
+                             and 0 <= m.start - b <= 1), None)
+                if kind == "vague" and noun is not None:  # "a few checked bags": the vague words say the count
+                    out.mentions.remove(noun)
+                    out.mentions.append(Mention(kind, a, noun.end, text[a:noun.end], noun.slots,
+                                                in_premise=any(p <= a < q for p, q in out.premises)))
+                    continue
+                near = [s for s, pos in cue_pos.items() if ctx.distance(span, pos) <= WINDOW // 2]
+                if kind == "vague":  # a subjective word describes a quality, never an id
+                    near = [s for s in near if not self.domains[s].identifier]
+                if kind == "vague" and (any(self.domains[s].ordered for s in near) or cues.COMPARATIVE.search(fold(text[a:b]))):
                     near = [s for s in near if self.domains[s].ordered]  # a comparative describes an order
                 slots = self._attribute(span, near, ctx) if near else ()
                 out.mentions.append(Mention(kind, a, b, text[a:b], slots, in_premise=any(p <= a < q for p, q in out.premises)))
         out.mentions.sort(key=lambda m: (m.start, m.end, m.kind))
         return out
 
-    def _transitions(self, out: Grounding, ctx: _Context) -> None:
+    def _transitions(self, out: Grounding, ctx: Context) -> None:
         """"Downgrade the business bookings to economy": of two values of one requirement in a
         sentence, the one after "to"/"into"/"for" is wanted, the earlier one is what the
         customer has now."""
@@ -371,7 +329,7 @@ class Grounder:
                         and earlier.end <= later.start and ctx.sentence[starts.get(earlier.start, k)] == ctx.sentence[k]):
                     out.mentions[i] = replace(earlier, kind="current")
 
-    def _negation_scope(self, out: Grounding, ctx: _Context) -> None:
+    def _negation_scope(self, out: Grounding, ctx: Context) -> None:
         """A negator's reach. "I'm not taking travel insurance": a value whose negated form the
         slot has, with a negator shortly before it in its clause, is that negated value. "No
         travel insurance and checked bags": a value coordinated right after a negated one may
@@ -402,7 +360,7 @@ class Grounder:
                     and ctx.text[ctx.toks[a - 2].end:ctx.toks[a - 1].start].strip(" ") == "":
                 out.mentions[i] = replace(m, values=tuple(sorted({*m.values, negation})), scoped=True)
 
-    def _unknown_values(self, out: Grounding, ctx: _Context) -> None:
+    def _unknown_values(self, out: Grounding, ctx: Context) -> None:
         """A number said as a requirement's value that is none of its legal values ("in size 13"
         where sizes stop at 12, "a 40 inch board"): an ``unknown`` mention, so the requirement is
         not taken for unsaid."""
@@ -422,7 +380,7 @@ class Grounder:
                     out.mentions.append(Mention("unknown", t.start, end, ctx.text[t.start:end], (slot,)))
                     covered.add(k)
 
-    def _elided_requests(self, out: Grounding, ctx: _Context) -> list[tuple[int, int]]:
+    def _elided_requests(self, out: Grounding, ctx: Context) -> list[tuple[int, int]]:
         """Requests said without a request phrase: "keyboard to full size" (a wanted value right
         after "to"), "on order #W1 switch the camera ..." (a request verb right after an id)."""
         starts = {t.start: k for k, t in enumerate(ctx.toks)}
@@ -437,7 +395,23 @@ class Grounder:
             if m.kind == "value" and e is not None and e + 1 < len(ctx.toks) and m.slots \
                     and all(self.domains[s].identifier for s in m.slots) and ctx.toks[e + 1].text in cues.REQUEST_VERBS:
                 found.append((ctx.toks[e + 1].start, ctx.toks[e + 1].end))
-        return found
+        return found + self._fragments(out, ctx)
+
+    @staticmethod
+    def _fragments(out: Grounding, ctx: Context) -> list[tuple[int, int]]:
+        """Sentences that list what the customer wants without a verb ("Basic economy, 1 checked
+        bag, no insurance.", "grey metal bed frame under $120"): two requirements' values and no
+        finite verb or subject is a request said in shorthand, not a hint."""
+        out_spans = []
+        for n in sorted(set(ctx.sentence)):
+            idx = [k for k, s in enumerate(ctx.sentence) if s == n]
+            if any(ctx.toks[k].text in _FINITE for k in idx):
+                continue
+            a, b = ctx.toks[idx[0]].start, ctx.toks[idx[-1]].end
+            slots = {s for m in out.mentions if m.kind in ("value", "member") and a <= m.start < b for s in m.slots}
+            if len(slots) >= 2:
+                out_spans.append((a, b))
+        return out_spans
 
     def _settle_identifiers(self, out: Grounding) -> None:
         """An id no candidate's truth is ("cancel XEHM4B, and cancel 3EMQJ6 too") goes to the

@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from rapidfuzz.distance import OSA
+from spellchecker import SpellChecker
 
 NUMBER_WORDS = {
     "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
     "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "thirteen": "13", "fourteen": "14",
     "fifteen": "15", "sixteen": "16", "seventeen": "17", "eighteen": "18", "nineteen": "19", "twenty": "20",
     "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
-    "hundred": "100", "single": "1", "pair": "2",
+    "hundred": "100",
 }
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
 _SPLIT_UNIT = re.compile(r"^(\d+(?:\.\d+)?)([a-z]+)$")  # "8gb" -> "8", "gb" (not "4k": kept whole)
@@ -91,7 +92,58 @@ def close(a: str, b: str) -> bool:
     if any(c.isdigit() for c in a + b) or min(len(a), len(b)) < 5:
         return False
     short, long_ = sorted((a, b), key=len)
-    if long_.startswith(short) and long_[len(short):] not in ("s", "es"):
-        return False  # another word, not a typo: "charge" / "charger", "order" / "ordered"
+    if long_.startswith(short):
+        return long_[len(short):] in ("s", "es")  # a plural, else another word ("charge" / "charger")
+    if is_word(a) and is_word(b):
+        return False  # two English words, not a word and its typo ("stuck" / "stock")
     budget = 2 if min(len(a), len(b)) >= 9 else 1
     return OSA.distance(a, b, score_cutoff=budget) <= budget
+
+
+@lru_cache(maxsize=1)
+def _speller() -> SpellChecker:
+    return SpellChecker(distance=1)
+
+
+@lru_cache(maxsize=65536)
+def is_word(word: str) -> bool:
+    """An English word (pyspellchecker's frequency list), not a typo."""
+    return word in _speller().word_frequency.dictionary
+
+
+@lru_cache(maxsize=65536)
+def _corrected(word: str) -> str:
+    if len(word) < 4 or not word.isalpha() or is_word(word):
+        return word
+    return _speller().correction(word) or word
+
+
+@dataclass(frozen=True)
+class Respelled:
+    """A folded text with its misspelt words corrected ("we talked abuot" -> "about"), for the
+    cue patterns; ``span`` maps a span of the corrected text back to the original."""
+
+    text: str
+    origin: tuple[int, ...]  # original index of each corrected character (one past: the length)
+
+    def span(self, a: int, b: int) -> tuple[int, int]:
+        return self.origin[a], self.origin[b - 1] + 1 if b > a else self.origin[a]
+
+
+def respell(folded: str) -> Respelled:
+    """Correct every word that is no English word and one edit from one (ids, numbers and short
+    words stay as they are)."""
+    out: list[str] = []
+    origin: list[int] = []
+    last = 0
+    for m in re.finditer(r"[a-z0-9]+(?:['.][a-z0-9]+)*", folded):
+        out.append(folded[last:m.start()])
+        origin += range(last, m.start())
+        word = _corrected(m.group(0))
+        out.append(word)
+        n = len(m.group(0))
+        origin += [m.start() + min(k * n // max(len(word), 1), n - 1) for k in range(len(word))]
+        last = m.end()
+    out.append(folded[last:])
+    origin += range(last, len(folded) + 1)
+    return Respelled("".join(out), tuple(origin))

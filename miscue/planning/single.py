@@ -16,6 +16,7 @@ from typing import Any
 from miscue.host import Adapter, Extra, Mismatch, NotExecutable
 from miscue.briefs import Materials, Option, Requirement, WriterBrief
 from miscue.canonical import canonical_json, content_hash
+from miscue.language import Member
 from miscue.schema import FaultSpec, GroundTruth, Intent, IntentGraph
 from miscue.taxonomy import ExtractionClass, FaultType, SlotFacts, applicable, fault_type
 
@@ -27,7 +28,7 @@ OFF_TOPICS = (
     "the garden I have been planting this spring",
     "the new puppy my neighbours just adopted",
 )
-MAX_FORMS = 16  # other ways of saying one value, shown to a model
+MAX_FORMS = 24  # other ways of saying one value, shown to a model
 MAX_OPTIONS = 12  # other legal values of one requirement, shown to the extractors
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = {"the", "a", "an", "my", "of", "on", "in", "and", "with", "to", "for", "ending"}
@@ -117,13 +118,19 @@ class Planner:
             d = domains[c.slot]
             spoken = self.spoken(intent, c.slot, c.value)
             says = [f for f in d.true_value.forms if f != spoken][:MAX_FORMS]
-            alts = [Option(say=v.spoken, also=list(v.forms[1:MAX_FORMS + 1])) for v in d.values[1:MAX_OPTIONS + 1]] if options else []
-            parts = [Option(say=p.forms[0], also=list(p.forms[1:MAX_FORMS + 1]) + list(p.weak[:2]))
-                     for p in d.parts if p.key in d.true_value.members]
+            parts = [self._part(p) for p in d.parts if p.key in d.true_value.members]
+            if d.parts:  # a list's other legal values, part by part (another card, another flight)
+                alts = [self._part(p) for p in d.parts if p.key not in d.true_value.members][:MAX_OPTIONS]
+            else:
+                alts = [Option(say=v.spoken, also=list(v.forms[1:MAX_FORMS + 1])) for v in d.values[1:MAX_OPTIONS + 1]]
             out.append(Requirement(slot=c.slot, phrase=self.adapter.slot_phrase(intent, c.slot), spoken=spoken,
                                    ordered=self.adapter.is_ordered_slot(intent, c.slot), says=says, parts=parts,
-                                   options=alts))
+                                   options=alts if options else []))
         return out
+
+    @staticmethod
+    def _part(p: Member) -> Option:
+        return Option(say=p.forms[0], also=list(p.forms[1:MAX_FORMS + 1]) + list(p.weak[:2]))
 
     def distinctive(self, intent: Intent, slot: str) -> bool:
         """The slot's spoken value neither contains nor is contained in another requirement's."""

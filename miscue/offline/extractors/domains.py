@@ -18,6 +18,8 @@ from miscue.language import Domains, LegalValue, Member, SlotDomain, words
 _OF_NEW = re.compile(r"\bof the (?:new |old )?(.+?)(?: for | to |$)")
 _FOR = re.compile(r"\bfor (?:order|reservation) (#?\w+)")
 _ID_PHRASE = re.compile(r"^the (?:order|reservation|payment method|refund method|card)\b")  # "the order to cancel ..."
+#: requirements a customer may also name the present value of ("instead of the black one")
+_CURRENT = re.compile(r"\bof the new\b|\bnew address\b|\bcabin\b|\bchecked bags\b")
 _INSTRUMENT_WORDS = ("payment", "refund method", "card")  # what pays, not what is operated on
 _NAME_STOP = {"the", "a", "an", "of", "new", "old", "for", "to", "number", "method", "user", "will", "most", "must",
               "have", "that", "product", "feature", "pay"}
@@ -57,12 +59,16 @@ def _anchors(r: Requirement) -> tuple[str, ...]:
 
 def requirement_domain(r: Requirement) -> SlotDomain:
     truth = LegalValue(r.spoken, (r.spoken, *r.says), members=frozenset(f"part:{i}" for i in range(len(r.parts))))
-    others = tuple(LegalValue(f"option:{o.say}", (o.say, *o.also)) for o in r.options)
     parts = tuple(Member(f"part:{i}", (p.say, *p.also)) for i, p in enumerate(r.parts))
+    if r.parts:  # a list's options are its other parts (another card, another flight)
+        others = tuple(LegalValue(f"option:{o.say}", (o.say,), members=frozenset({f"alt:{i}"})) for i, o in enumerate(r.options))
+        parts += tuple(Member(f"alt:{i}", (o.say, *o.also)) for i, o in enumerate(r.options))
+    else:
+        others = tuple(LegalValue(f"option:{o.say}", (o.say, *o.also)) for o in r.options)
     low = r.phrase.lower()
     identifier = _ID_PHRASE.match(low) is not None
     return SlotDomain(r.slot, r.spoken, (truth, *others), _names(r), _anchors(r), ordered=r.ordered, parts=parts,
-                      has_current=not identifier, identifier=identifier,
+                      has_current=_CURRENT.search(low) is not None, identifier=identifier,
                       instrument=identifier and any(w in low for w in _INSTRUMENT_WORDS))
 
 

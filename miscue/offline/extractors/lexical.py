@@ -89,10 +89,12 @@ class LexicalExtractor(Extractor[_LexView]):
         return bool(v.grounding.requests)
 
     def noise(self, v: _LexView) -> str | None:
-        """The longest run of sentences that names nothing of the request, when it is at least 25
-        words and at least as long as everything else."""
+        """The longest run of sentences that names nothing of the request (an item the order does
+        not hold is not the request), when it is at least 25 words and at least as long as
+        everything else."""
         sents = self._sentences(v.low)
-        mentions = [(m.start, m.end) for m in v.grounding.mentions if m.kind in ("value", "member", "current")]
+        mentions = [(m.start, m.end) for m in v.grounding.mentions if m.kind in ("value", "current") or (
+            m.kind == "member" and any(k in v.domains[s].true_value.members for s in m.slots for k in m.values))]
         empty = [not overlaps(s, mentions) for s in sents]
         best: tuple[int, int, int] | None = None
         i = 0
