@@ -40,7 +40,7 @@ class WebShopSpeech:
         if slot.startswith(OPTION):
             return f"the {option_name(slot)}"
         if slot == PRICE:
-            return "the most the user will pay"
+            return "the price limit (the most the user will pay)"
         return super().slot_phrase(intent, slot)
 
     def spoken_value(self, intent: Intent, slot: str, value: Any) -> str:

@@ -19,6 +19,7 @@ from flows.stages.single import Found, SinglePlan, extract_single
 from miscue.briefs import BlindExtraction, ExtractionInput, Materials, TargetedExtraction, WriterBrief
 from miscue.errors import BadInput
 from miscue.host import Adapter
+from miscue.language import cues, fold
 from miscue.llm import Gateway
 from miscue.planning import Planner
 from miscue.schema import Attempt, GroundTruth, Intent, Verdict
@@ -68,6 +69,11 @@ def infer_type(blind: BlindExtraction, targeted: TargetedExtraction | None, inte
         return candidates[0].id
     if blind.flaw == ExtractionClass.ambiguous.value:
         return "lexical_ambiguity" if targeted is not None and targeted.second_reading else "syntactic_ambiguity"
+    said = fold(targeted.surface or "") if targeted is not None else ""
+    if said and cues.REFERRING.search(said):  # a pointer, even to an ordered value ("the budget I mentioned")
+        return "referential_ambiguity"
+    if said and cues.VAGUE.search(said):
+        return "vagueness_subjectivity"
     ordered = blind.requirement is not None and adapter.is_ordered_slot(intent, blind.requirement)
     return "vagueness_subjectivity" if ordered else "referential_ambiguity"
 

@@ -85,6 +85,18 @@ class Context:
             b += 1
         return a, b
 
+    def clauses(self) -> list[list[tuple[int, int]]]:
+        """Every sentence as its clauses' token ranges."""
+        out: list[list[tuple[int, int]]] = []
+        start = 0
+        for k in range(1, len(self.toks) + 1):
+            if k == len(self.toks) or self.sentence[k] != self.sentence[k - 1] or self._break_before(k):
+                if not out or self.sentence[start] != self.sentence[out[-1][-1][0]]:
+                    out.append([])
+                out[-1].append((start, k))
+                start = k
+        return out
+
     def singular(self, span: tuple[int, int]) -> bool:
         """The mention's clause refers to one thing ("... as I no longer need it")."""
         a, b = self.clause(span)

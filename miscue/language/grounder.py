@@ -52,7 +52,7 @@ class Mention:
     in_premise: bool = False
     weak: bool = False  # a member said by a weak form (a date several segments share)
     candidates: tuple[str, ...] = ()  # every slot the words could belong to (before attribution)
-    scoped: bool = False  # its values differ by a negator's reach, not by a word's senses
+    scoped: bool = False  # its reading depends on structure (a negator's reach, a modifier's head), not a word's senses
 
     @property
     def attributed(self) -> bool:
@@ -102,11 +102,12 @@ class Grounding:
 
 
 #: words that make a sentence a statement rather than a shorthand list: finite verbs and subjects
-_FINITE = {"i", "we", "you", "he", "she", "they", "it", "is", "are", "was", "were", "am", "be", "been", "isnt", "arent",
+_FINITE = {"i", "we", "he", "she", "they", "is", "are", "was", "were", "am", "be", "been", "isnt", "arent",
            "wasnt", "werent", "has", "have", "had", "hasnt", "havent", "do", "does", "did", "dont", "doesnt", "didnt",
            "will", "would", "should", "could", "can", "may", "might", "must", "shall", "wont", "wouldnt", "shouldnt",
            "couldnt", "cant", "got", "gets", "seems", "says", "said", "told", "im", "ive", "id", "ill", "its", "thats",
            "theres", "were", "need", "needs", "want", "wants", "came", "arrived", "turned", "went", "broke"}
+_SUBJECTS = {"i", "we", "you", "he", "she", "they", "it", "my", "our", "your", "his", "her", "their", "this", "that"}
 _ARTICLES = {"the", "a", "an", "my", "one"}
 _NEGATORS = {"no", "not", "without", "non", "never", "dont", "doesnt", "wont", "skip", "decline"}
 _COORDINATORS = {"and", "or", "nor", "plus"}
@@ -287,6 +288,7 @@ class Grounder:
         self._transitions(out, ctx)
         self._settle_identifiers(out)
         self._negation_scope(out, ctx)
+        self._part_modifiers(out, ctx)
         self._unknown_values(out, ctx)
         out.requests = sorted({*out.requests, *self._elided_requests(out, ctx)})
         for kind, pattern in (("referring", cues.REFERRING), ("vague", cues.VAGUE)):
@@ -360,6 +362,24 @@ class Grounder:
                     and ctx.text[ctx.toks[a - 2].end:ctx.toks[a - 1].start].strip(" ") == "":
                 out.mentions[i] = replace(m, values=tuple(sorted({*m.values, negation})), scoped=True)
 
+    def _part_modifiers(self, out: Grounding, ctx: Context) -> None:
+        """"A shirt with a navy chest pocket": a value said right before another requirement's
+        words inside a "with" phrase may describe that part only, not the whole thing (the
+        modifier attaches to either): its reading is structural."""
+        starts = {t.start: k for k, t in enumerate(ctx.toks)}
+        values = sorted((m for m in out.mentions if m.kind == "value" and len(m.slots) == 1), key=lambda m: m.start)
+        for m, n in zip(values, values[1:]):
+            x, y = self.domains[m.slots[0]], self.domains[n.slots[0]]
+            k = starts.get(m.start)
+            if k is None or x.slot == y.slot or x.identifier or y.identifier or x.parts or y.parts:
+                continue
+            if ctx.text[m.end:n.start].strip() or m.values != (x.truth_key,):
+                continue  # not adjacent, or not the true value
+            a, _ = ctx.clause((k, k + 1))
+            if any(t.text == "with" for t in ctx.toks[a:k]):
+                i = out.mentions.index(m)
+                out.mentions[i] = replace(m, scoped=True)
+
     def _unknown_values(self, out: Grounding, ctx: Context) -> None:
         """A number said as a requirement's value that is none of its legal values ("in size 13"
         where sizes stop at 12, "a 40 inch board"): an ``unknown`` mention, so the requirement is
@@ -397,21 +417,29 @@ class Grounder:
                 found.append((ctx.toks[e + 1].start, ctx.toks[e + 1].end))
         return found + self._fragments(out, ctx)
 
-    @staticmethod
-    def _fragments(out: Grounding, ctx: Context) -> list[tuple[int, int]]:
-        """Sentences that list what the customer wants without a verb ("Basic economy, 1 checked
-        bag, no insurance.", "grey metal bed frame under $120"): two requirements' values and no
-        finite verb or subject is a request said in shorthand, not a hint."""
-        out_spans = []
-        for n in sorted(set(ctx.sentence)):
-            idx = [k for k, s in enumerate(ctx.sentence) if s == n]
-            if any(ctx.toks[k].text in _FINITE for k in idx):
+    def _fragments(self, out: Grounding, ctx: Context) -> list[tuple[int, int]]:
+        """Clauses that list what the customer wants without a verb ("Basic economy, 1 checked
+        bag, no insurance.", "squat proof leggings, XL, under $60 - fleece lined, since ..."):
+        the verbless clauses a sentence opens with, when they give values of two requirements
+        (not ids or names, which introductions give), are a request said in shorthand. A clause
+        with a finite verb or opening with a subject ("my sister swears by ...") is a statement."""
+        found = []
+        for clauses in ctx.clauses():
+            run: list[tuple[int, int]] = []
+            for a, b in clauses:
+                if ctx.toks[a].text in _FINITE:  # the list was the subject: "swivel stools in navy, ... would fit"
+                    run = []
+                if ctx.toks[a].text in _SUBJECTS or any(t.text in _FINITE for t in ctx.toks[a:b]):
+                    break
+                run.append((ctx.toks[a].start, ctx.toks[b - 1].end))
+            if not run:
                 continue
-            a, b = ctx.toks[idx[0]].start, ctx.toks[idx[-1]].end
-            slots = {s for m in out.mentions if m.kind in ("value", "member") and a <= m.start < b for s in m.slots}
+            start, end = run[0][0], run[-1][1]
+            slots = {s for m in out.mentions if m.kind == "value" and start <= m.start < end for s in m.slots
+                     if not self.domains[s].identifier and not self.domains[s].parts}
             if len(slots) >= 2:
-                out_spans.append((a, b))
-        return out_spans
+                found.append(run[0])  # the request's first words (what follows may add to it)
+        return found
 
     def _settle_identifiers(self, out: Grounding) -> None:
         """An id no candidate's truth is ("cancel XEHM4B, and cancel 3EMQJ6 too") goes to the

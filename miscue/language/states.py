@@ -100,6 +100,9 @@ def state_of(g: Grounding, d: SlotDomain) -> SlotReading:
     marks = g.of(slot, "referring", "vague") or g.touching(slot, "referring", "vague")
     keys = {v for m in values for v in _own(m, d)}
     single = {_own(m, d)[0] for m in values if len(_own(m, d)) == 1}
+    if truth_key in single and all(m.scoped for m in values if _own(m, d) == (truth_key,)):
+        # said only where it may describe a part ("with a navy chest pocket")
+        return SlotReading(slot, "ambiguous", (truth_key,), tuple(values))
     if truth_key in single:
         return SlotReading(slot, "true", (truth_key,), tuple(values))
     if doubted:

@@ -32,7 +32,9 @@ def _say(r: Requirement) -> str:
 #: everyday words for what a requirement is about (English, not a host's)
 _NAME_SYNONYMS = {
     "payment": ("pay", "charge", "card", "bill", "put it on", "difference", "paid"), "refund": ("refund", "money back", "card"),
-    "bags": ("bag", "luggage", "suitcase", "baggage"), "cabin": ("class", "seat", "fare"), "price": ("under", "budget", "cost"),
+    "bags": ("bag", "luggage", "suitcase", "baggage"), "cabin": ("class", "seat", "fare"),
+    "price": ("under", "budget", "cost", "priced", "pricey", "cheap", "expensive", "spend", "afford", "dollars"),
+    "size": ("sized", "big", "small", "large", "bigger", "smaller", "little", "huge", "tiny"),
     "reason": ("because", "since", "as"), "address": ("ship", "deliver", "live", "moved"), "passengers": ("name", "traveller"),
     "reservation": ("booking", "trip"), "flights": ("flight", "fly", "itinerary"), "insurance": ("insured", "cover"),
 }

@@ -20,7 +20,8 @@ from miscue.language import Domains, Grounder, Grounding, fold
 from miscue.language.states import TextReading, states
 from miscue.offline.extractors.base import Extractor
 from miscue.offline.extractors.domains import domains_of
-from miscue.offline.extractors.lexicon import ASIDE, CONCRETE, IDENTITY, OPERATION_CLASSES, STORE_OPERATIONS, operation_classes
+from miscue.offline.extractors.lexicon import (ADDED, ASIDE, CONCRETE, IDENTITY, JUSTIFIED, OPERATION_CLASSES, STORE_OPERATIONS,
+                                               operation_classes)
 from miscue.offline.extractors.text import STOP, WORD, clean, overlaps
 
 #: the order in which the blind form reports one flaw when it sees several
@@ -156,12 +157,13 @@ class LexicalExtractor(Extractor[_LexView]):
             part = v.low[s:e]
             aside = ASIDE.search(part) or (k > 0 and ASIDE.search(v.low[chunks[k - 1][0]:chunks[k - 1][1]])
                                            and not v.low[chunks[k - 1][0]:chunks[k - 1][1]].strip(" ,.-").split()[2:])
+            added = ADDED.search(part) or (k + 1 < len(chunks) and JUSTIFIED.search(v.low[chunks[k + 1][0]:chunks[k + 1][1]]))
             concrete = CONCRETE.search(part)
-            if not (aside or concrete):
+            if not (aside or concrete or added):
                 continue
             left = [m for m in WORD.finditer(part) if m.group(0).strip("'-") not in STOP
                     and not overlaps((s + m.start(), s + m.end()), covered)]
-            if len(left) >= 2:
+            if len(left) >= (1 if added else 2):
                 detail = re.sub(r"^\s*(?:and|also|plus|but|so|oh and|oh,)\s+", "", v.text[s:e], flags=re.IGNORECASE)
                 return clean(detail) or None
         return None

@@ -50,3 +50,9 @@ IDENTITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[a-z]+_[a-z]+_\d{3,}\b|\b(?:zi
 CONCRETE = re.compile(r"\b\d+ [a-z]+ (?:street|st|avenue|ave|lane|ln|drive|dr|road|rd|boulevard|blvd|way|court|ct|place|pl|"
                       r"circle|terrace|parkway)\b|\b(?:\d+|one|two|three|four|five|a couple of) (?:checked )?"
                       r"(?:bags?|suitcases?|pieces of luggage)\b|\b(?:i(?:'ve| have)? moved|i (?:now )?live at|my (?:new )?address)\b")
+
+#: a detail added on top of the request: "too", "as well" closing it, or a reason or a condition
+#: following it ("fleece lined, since I run outside", "the 5-tier one if they make it")
+ADDED = re.compile(r"\b(?:too|as well|also)\W*$")
+JUSTIFIED = re.compile(r"^\W*(?:since|because|cause|as|so|for|if (?:they|you) (?:make|have|carry|sell|do)|i look better|"
+                       r"my \w+ (?:is|has|are))\b")
