@@ -52,6 +52,7 @@ class Mention:
     in_premise: bool = False
     weak: bool = False  # a member said by a weak form (a date several segments share)
     candidates: tuple[str, ...] = ()  # every slot the words could belong to (before attribution)
+    comparative: bool = False  # a vague mention that compares ("more comfortable"): it stands for a value alone
     scoped: bool = False  # its reading depends on structure (a negator's reach, a modifier's head), not a word's senses
 
     @property
@@ -114,7 +115,9 @@ _COORDINATORS = {"and", "or", "nor", "plus"}
 
 
 @dataclass(frozen=True)
-class _Form:
+class Form:
+    """One way of saying a value, a part or a detail, as normalised words."""
+
     words: tuple[str, ...]
     slot: str | None  # None: a detail
     value: str | None  # value key (slots), member key (parts) or detail ref
@@ -127,16 +130,17 @@ class Grounder:
 
     def __init__(self, domains: Domains) -> None:
         self.domains = domains
-        forms: list[_Form] = []
+        forms: list[Form] = []
         for d in domains.slots.values():
             for v in d.values:
-                forms += [_Form(w, d.slot, v.key, "value") for w in {words(f) for f in v.forms} if w]
+                forms += [Form(w, d.slot, v.key, "value") for w in {words(f) for f in v.forms} if w]
             for part in d.parts:
-                forms += [_Form(w, d.slot, part.key, "member") for w in {words(f) for f in part.forms} if w]
-                forms += [_Form(w, d.slot, part.key, "member", weak=True) for w in {words(f) for f in part.weak} if w]
+                forms += [Form(w, d.slot, part.key, "member") for w in {words(f) for f in part.forms} if w]
+                forms += [Form(w, d.slot, part.key, "member", weak=True) for w in {words(f) for f in part.weak} if w]
         for det in domains.details:
-            forms += [_Form(w, None, det.ref, det.kind) for w in {words(f) for f in det.forms} if w]
-        self._by_first: dict[str, list[_Form]] = defaultdict(list)
+            forms += [Form(w, None, det.ref, det.kind) for w in {words(f) for f in det.forms} if w]
+        self.forms = forms
+        self._by_first: dict[str, list[Form]] = defaultdict(list)
         for f in forms:
             self._by_first[f.words[0]].append(f)
         self._firsts = list(self._by_first)
@@ -153,7 +157,7 @@ class Grounder:
             s: [w for w in {words(x) for x in (*d.names, *d.anchors)} if w] for s, d in domains.slots.items()}
 
     # ----------------------------------------------------------------------------- matching
-    def _starts(self, toks: list[Token]) -> dict[int, list[_Form]]:
+    def _starts(self, toks: list[Token]) -> dict[int, list[Form]]:
         """Forms whose first word is at each position (typo-tolerant)."""
         near: dict[str, list[str]] = {}
         for t in {t.text for t in toks}:
@@ -170,7 +174,10 @@ class Grounder:
                 return None
         return i + len(form)
 
-    def _raw(self, toks: list[Token]) -> list[tuple[int, int, _Form]]:
+    def find(self, text: str, toks: list[Token]) -> list[tuple[int, int, Form]]:
+        """The matcher: every form the text says, as (first token, end token, form). This one
+        matches a form's words in order, each word exact or one typo away (:func:`close`); a
+        subclass may match otherwise (the parse extractor matches clauses fuzzily)."""
         out = []
         for i, forms in self._starts(toks).items():
             for f in forms:
@@ -180,14 +187,14 @@ class Grounder:
         return out
 
     @staticmethod
-    def _longest(raw: list[tuple[int, int, _Form]]) -> dict[tuple[int, int], list[_Form]]:
+    def _longest(raw: list[tuple[int, int, Form]]) -> dict[tuple[int, int], list[Form]]:
         """Keep the spans no longer span contains (a longer form wins where forms overlap)."""
         spans = sorted({(i, j) for i, j, _ in raw}, key=lambda s: (-(s[1] - s[0]), s[0]))
         kept: list[tuple[int, int]] = []
         for s in spans:
             if not any(k[0] <= s[0] and s[1] <= k[1] for k in kept):
                 kept.append(s)
-        out: dict[tuple[int, int], list[_Form]] = defaultdict(list)
+        out: dict[tuple[int, int], list[Form]] = defaultdict(list)
         for i, j, f in raw:
             if (i, j) in kept:
                 out[(i, j)].append(f)
@@ -258,7 +265,7 @@ class Grounder:
                         requests=[spelt.span(a, b) for a, b in cues.spans(cues.REQUEST, spelt.text)])
         cue_pos = self._cue_positions(toks)
         ctx = Context(text, toks, sentences(text, toks), cue_pos, sentences(text, toks, ".!?\n"))
-        for (i, j), forms in sorted(self._longest(self._raw(toks)).items()):
+        for (i, j), forms in sorted(self._longest(self.find(text, toks)).items()):
             start, end = toks[i].start, toks[j - 1].end
             frag = text[start:end]
             in_premise = any(a <= start and end <= b for a, b in out.premises)
@@ -308,10 +315,12 @@ class Grounder:
                 near = [s for s, pos in cue_pos.items() if ctx.distance(span, pos) <= WINDOW // 2]
                 if kind == "vague":  # a subjective word describes a quality, never an id
                     near = [s for s in near if not self.domains[s].identifier]
-                if kind == "vague" and (any(self.domains[s].ordered for s in near) or cues.COMPARATIVE.search(fold(text[a:b]))):
+                comparative = cues.COMPARATIVE.search(fold(text[a:b])) is not None
+                if kind == "vague" and (any(self.domains[s].ordered for s in near) or comparative):
                     near = [s for s in near if self.domains[s].ordered]  # a comparative describes an order
                 slots = self._attribute(span, near, ctx) if near else ()
-                out.mentions.append(Mention(kind, a, b, text[a:b], slots, in_premise=any(p <= a < q for p, q in out.premises)))
+                out.mentions.append(Mention(kind, a, b, text[a:b], slots, in_premise=any(p <= a < q for p, q in out.premises),
+                                            comparative=kind == "vague" and comparative))
         out.mentions.sort(key=lambda m: (m.start, m.end, m.kind))
         return out
 
@@ -375,8 +384,10 @@ class Grounder:
                 continue
             if ctx.text[m.end:n.start].strip() or m.values != (x.truth_key,):
                 continue  # not adjacent, or not the true value
-            a, _ = ctx.clause((k, k + 1))
-            if any(t.text == "with" for t in ctx.toks[a:k]):
+            if ctx.toks[k].text in _NEGATORS:
+                continue  # "with no insurance and ...": a negator's reach, not a part
+            lead = [t.text for t in ctx.toks[max(0, k - 3):k]]
+            if "with" in lead and all(w in ("a", "an", "the", "some") for w in lead[lead.index("with") + 1:]):
                 i = out.mentions.index(m)
                 out.mentions[i] = replace(m, scoped=True)
 

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from miscue.language import cues
 from miscue.language.domain import Domains, SlotDomain
 from miscue.language.grounder import Grounding, Mention
-from miscue.language.text import fold
 
 STATES = ("true", "other", "ambiguous", "marked", "doubted", "partial", "unknown", "open")
 
@@ -137,7 +135,7 @@ def states(g: Grounding, domains: Domains) -> TextReading:
     # a pointer attached to nothing, or to a requirement the text already gives ("cancel FDZ0T5,
     # and the other one I mentioned")
     loose = [m for m in g.mentions if m.kind in ("referring", "vague") and not m.in_premise and (
-        (not m.slots and (m.kind == "referring" or cues.COMPARATIVE.search(fold(m.text))))
+        (not m.slots and (m.kind == "referring" or m.comparative))
         or (m.kind == "referring" and all(out.slots[s].state in ("true", "other") for s in m.slots)))]
     open_ = [s for s, st in out.slots.items() if st.state == "open"]
     if loose and len(open_) == 1:

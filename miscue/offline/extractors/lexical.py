@@ -24,10 +24,6 @@ from miscue.offline.extractors.lexicon import (ADDED, ASIDE, CONCRETE, IDENTITY,
                                                operation_classes)
 from miscue.offline.extractors.text import STOP, WORD, clean, overlaps
 
-#: the order in which the blind form reports one flaw when it sees several
-PRIORITY = ("noise", "oblique", "presupposed", "mismatch", "substituted", "ambiguous", "marked", "extras", "withheld")
-
-
 @dataclass
 class _LexView:
     inp: ExtractionInput
@@ -179,57 +175,5 @@ class LexicalExtractor(Extractor[_LexView]):
             out.append((start, len(low)))
         return out
 
-    def requirement_flaw(self, v: _LexView, flaw: str) -> TargetedExtraction | None:
-        for found in self._requirement_flaws(v):
-            if found.flaw == flaw:
-                return found
-        return None
-
-    def _requirement_flaws(self, v: _LexView) -> list[TargetedExtraction]:
-        out = []
-        for slot, st in v.reading.slots.items():
-            said = st.mentions[0].text if st.mentions else None
-            if st.state in ("other", "unknown"):
-                out.append(self.on_requirement("substituted", slot, said))
-            elif st.state == "ambiguous":
-                out.append(self._ambiguous(v, slot, () if st.structural else st.values, said))
-            elif st.state == "marked":
-                out.append(self.on_requirement("marked", slot, said))
-            elif st.state in ("open", "partial"):
-                out.append(self.on_requirement("withheld", slot, None))
-        return out
-
-    @staticmethod
-    def _ambiguous(v: _LexView, slot: str, keys: tuple[str, ...], said: str | None) -> TargetedExtraction:
-        """Words that fit two values name the other one as the second reading; words that could
-        attach to two requirements have none (the modifier attaches elsewhere)."""
-        d = v.domains[slot]
-        others = [d.value(k) for k in keys if k != d.truth_key and d.value(k) is not None]
-        second = others[0].spoken if others else None  # type: ignore[union-attr]
-        return TargetedExtraction(flaw="ambiguous", requirement=slot, surface=said, second_reading=second)
-
-    # ------------------------------------------------------------------------------- forms
-    def findings(self, inp: ExtractionInput) -> list[TargetedExtraction]:
-        v = self.view(inp)
-        if not v.low.strip():
-            return []
-        out: list[TargetedExtraction] = []
-        if not self.request_stated(v):
-            out.append(TargetedExtraction(flaw="oblique", request_stated=False))
-        if (span := self.noise(v)) is not None:
-            out.append(TargetedExtraction(flaw="noise", span=span))
-        if (prem := self.presupposed(v)) is not None:
-            out.append(prem)
-        if (op := self.operation(v)) is not None:
-            out.append(TargetedExtraction(flaw="mismatch", operation=op))
-        out += [f for f in self._requirement_flaws(v) if not (prem and f.requirement == prem.requirement)]
-        if (detail := self.extra(v)) is not None:
-            out.append(TargetedExtraction(flaw="extras", detail=detail))
-        return sorted(out, key=lambda f: PRIORITY.index(f.flaw))
-
-    def blind(self, inp: ExtractionInput) -> BlindExtraction:
-        found = self.findings(inp)
-        if not found:
-            return BlindExtraction(flaw="none")
-        first = found[0]
-        return BlindExtraction(flaw=first.flaw, requirement=first.requirement)
+    def reading(self, v: _LexView) -> tuple[TextReading, Domains]:
+        return v.reading, v.domains

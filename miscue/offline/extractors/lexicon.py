@@ -54,5 +54,5 @@ CONCRETE = re.compile(r"\b\d+ [a-z]+ (?:street|st|avenue|ave|lane|ln|drive|dr|ro
 #: a detail added on top of the request: "too", "as well" closing it, or a reason or a condition
 #: following it ("fleece lined, since I run outside", "the 5-tier one if they make it")
 ADDED = re.compile(r"\b(?:too|as well|also)\W*$")
-JUSTIFIED = re.compile(r"^\W*(?:since|because|cause|as|so|for|if (?:they|you) (?:make|have|carry|sell|do)|i look better|"
+JUSTIFIED = re.compile(r"^\W*(?:since|because|cause|so|if (?:they|you) (?:make|have|carry|sell|do)|i look better|"
                        r"my \w+ (?:is|has|are))\b")
