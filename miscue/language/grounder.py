@@ -386,8 +386,8 @@ class Grounder:
                 continue  # not adjacent, or not the true value
             if ctx.toks[k].text in _NEGATORS:
                 continue  # "with no insurance and ...": a negator's reach, not a part
-            lead = [t.text for t in ctx.toks[max(0, k - 3):k]]
-            if "with" in lead and all(w in ("a", "an", "the", "some") for w in lead[lead.index("with") + 1:]):
+            a, _ = ctx.clause((k, k + 1))
+            if any(t.text == "with" for t in ctx.toks[a:k]):
                 i = out.mentions.index(m)
                 out.mentions[i] = replace(m, scoped=True)
 

@@ -12,7 +12,6 @@ a reason given for an extra wish), operation verbs of another kind.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -68,6 +67,12 @@ def clause_spans(low: str) -> list[tuple[int, int]]:
     return out
 
 
+def _derived(a: str, b: str) -> bool:
+    """One word is the other with an ending that makes another word ("small" / "smaller")."""
+    short, long_ = sorted((a, b), key=len)
+    return long_.startswith(short) and long_[len(short):] not in ("", "s", "es")
+
+
 class FuzzyGrounder(Grounder):
     """The kernel's grounder with a fuzzy clause matcher in place of word-by-word matching."""
 
@@ -101,32 +106,31 @@ class FuzzyGrounder(Grounder):
                 continue
             if any(c.isdigit() for c in w) or len(w) < 4:
                 return False
-            if not any(fuzz.ratio(w, x) >= WORD_SCORE for x in present):
+            if not any(fuzz.ratio(w, x) >= WORD_SCORE and not _derived(w, x) for x in present):
                 return False
         return True
 
     def find(self, text: str, toks: list[Token]) -> list[tuple[int, int, Form]]:
-        plain_text = " ".join(t.text for t in toks)
-        offsets, at = [], 0
-        for t in toks:
-            offsets.append(at)
-            at += len(t.text) + 1
+        """Per clause, every candidate form scored against the clause's word windows of about its
+        length (one word more or fewer): the best window from :data:`THRESHOLD` whose words say
+        every content word of the form."""
         out: list[tuple[int, int, Form]] = []
         for a, b in self._token_clauses(text, toks):
             clause = toks[a:b]
-            present = {t.text for t in clause}
-            plain = plain_text[offsets[a]:offsets[b - 1] + len(toks[b - 1].text)]
             for form in self._candidates(clause):
-                if not self._says(form, present):
-                    continue
                 phrase = " ".join(form.words)
-                hit = fuzz.partial_ratio_alignment(phrase, plain, score_cutoff=THRESHOLD)
-                if hit is None:
-                    continue
-                i = bisect_right(offsets, offsets[a] + hit.dest_start) - 1
-                j = bisect_right(offsets, offsets[a] + max(hit.dest_end - 1, hit.dest_start))
-                if a <= i < j <= b:
-                    out.append((i, j, form))
+                n = len(form.words)
+                best: tuple[float, int, int] | None = None
+                for width in {max(1, n - 1), n, n + 1}:
+                    for i in range(a, b - width + 1):
+                        window = toks[i:i + width]
+                        score = fuzz.ratio(phrase, " ".join(t.text for t in window))
+                        said = {t.text for t in window}
+                        if score >= THRESHOLD and (best is None or score > best[0]) and self._says(form, said) \
+                                and not (said & _NEGATORS) - set(form.words):  # a negator the form lacks
+                            best = (score, i, i + width)
+                if best is not None:
+                    out.append((best[1], best[2], form))
         return out
 
     @staticmethod
