@@ -85,12 +85,12 @@ def _detail_reading(adapter: Adapter, root: Intent, reading: TextReading, kind: 
 def admit(adapter: Adapter, root: Intent, truth: GroundTruth, brief: WriterBrief, ex: TargetedExtraction,
           reading: TextReading | None = None, text: str | None = None) -> Admission:
     """Build the literal reading(s) from the text (and the extraction ``ex``), execute them,
-    apply the class rule. ``text``: the request (default: the extraction's quoted spans say
-    what was read)."""
+    apply the class rule. ``reading``/``text``: the request (without either, only the
+    extraction's quoted words say what was read)."""
     ft = fault_type(brief.fault_type)
     cls = ft.extraction
-    if reading is None and text is not None:
-        reading = read(adapter, root, text)
+    if reading is None:
+        reading = read(adapter, root, text or "")
     slot = ex.requirement or brief.target
     cond = root.condition(slot) if slot else None
 
@@ -102,7 +102,7 @@ def admit(adapter: Adapter, root: Intent, truth: GroundTruth, brief: WriterBrief
     if cls in (ExtractionClass.extras, ExtractionClass.mismatch):
         kind = "extra" if cls == ExtractionClass.extras else "mismatch"
         said = ex.detail if kind == "extra" else ex.operation
-        intent, source = _detail_reading(adapter, root, reading, kind, said) if reading else (None, "")
+        intent, source = _detail_reading(adapter, root, reading, kind, said)
         if intent is None:
             return Admission(_reject(f"{'extra' if kind == 'extra' else 'operation'}_not_compilable", repr(said)))
         r = _run(adapter, "truth_plus_extra" if kind == "extra" else "mismatched_operation", intent, source)
@@ -115,7 +115,7 @@ def admit(adapter: Adapter, root: Intent, truth: GroundTruth, brief: WriterBrief
         ok = not truth.empty and (refused or r.truth.hash != truth.hash)  # type: ignore[union-attr]
         return Admission(None if ok else _reject("mismatch_reaches_truth"), [r])
 
-    if cond is None or reading is None:
+    if cond is None:
         return Admission(_reject("target_not_in_intent", repr(slot)))
     domain = adapter.grounder(root).domains[cond.slot]
     state = reading[cond.slot]

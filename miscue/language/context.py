@@ -19,6 +19,8 @@ def breaks(between: str) -> bool:
 #: words that say a value holds for several things
 DISTRIBUTIVE = {"both", "all", "each", "either", "every", "everything"}
 PLURAL = {"them", "they", "those", "these"}
+#: words that bind a value to the name after it ("business for the cabin", "a bigger one as the size")
+GLUE = {"1", "ones", "for", "the", "a", "an", "as", "of", "new", "my", "in", "on", "be", "should", "would", "is"}
 
 
 def sentences(text: str, toks: list[Token], ends: str = ".!?;\n") -> list[int]:
@@ -56,6 +58,8 @@ class Context:
         for p in positions:
             if p < span[0]:
                 d = float(span[0] - p)
+            elif p >= span[1] and all(t.text in GLUE for t in self.toks[span[1]:p]):
+                d = 1.0  # "a comfortable one for the new keyboard size": bound by "for the"
             elif p >= span[1]:
                 d = 2.0 * (p - span[1] + 1)
                 if breaks(self.text[self.toks[span[1] - 1].end:self.toks[p].start]):

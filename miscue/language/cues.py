@@ -27,8 +27,9 @@ REFERRING = _rx(
     r"already|on the phone|in my (?:last|previous) (?:message|email|call)|with your colleague))?"
     r"|(?:the|that|this|my|our)(?: other)?(?: \w+){0,2} (?:i|we|you)(?: \w+)? (?:mentioned|told you about|told you|"
     r"talked about|talked abou|discussed|spoke about|brought up|gave you|use|used|get|got|buy|bought|order|ordered|had|"
-    r"have|like|liked|love|drink|wear|picked|chose|pick|prefer)"
-    r"(?= (?:before|earlier|last time|previously|already|every time|each time|always)|[.,;!?]| -|$)"
+    r"have|like|liked|love|drink|wear|picked|chose|pick|prefer|booked|made|placed|reserved|paid with)"
+    r"(?: (?:before|earlier|last (?:time|week|month|year)|previously|already|every time|each time|always|recently|"
+    r"yesterday|the other day|a while (?:ago|back)))?(?=[.,;!?)]| -|$| (?:and|for|but|so|please|too|with|on|in)\b)"
     r"|(?:the )?same (?:\w+ ){0,2}as (?:the|my) (?:one|ones|last|previous|\w+)(?: (?:one|ones|time))?"
     r"(?: (?:i|we) (?:got|had|bought|ordered|used|picked|chose))?(?: (?:last time|before|previously|earlier))?"
     r"(?: (?:before|earlier|last time|previously|already|on the phone))?"
@@ -42,7 +43,7 @@ REFERRING = _rx(
 
 _COMPARATIVE = (r"(?:a lot|a bit|much|way|far|a little|somewhat|even) (?:more|less|bigger|smaller|cheaper|longer|shorter)(?: \w+)?|"
                 r"more (?:zoom|storage|memory|space|power|battery|pieces|capacity|room|legroom|ram)|"
-                r"bigger|larger|smaller|longer|shorter|wider|narrower|taller|higher|lower|cheaper|pricier|lighter|"
+                r"bigger|larger|smaller|(?<!no )(?<!any )longer|shorter|wider|narrower|taller|higher|lower|cheaper|pricier|lighter|"
                 r"heavier|brighter|dimmer|faster|slower|newer|later|earlier|nicer|better|roomier|sturdier|stronger|"
                 r"comfier|warmer|cooler|thicker|thinner|quieter|louder|sharper|beefier|fancier|"
                 r"more (?:spacious|affordable|comfortable|powerful|storage|memory|space|room|legroom|capacity|"
@@ -67,16 +68,18 @@ COMPARATIVE = _rx(r"\b(?:" + _COMPARATIVE + r")\b")
 _PREMISE_OPEN = (r"since|as|because|given(?: that)?|now that|seeing(?: that| as)?|i know|i heard|i was told|"
                  r"apparently|i understand|i see|i noticed|i realise|i realize|it seems|it looks like|"
                  r"your (?:site|website|app|store) says|they told me|i read")
-_GONE = (r"full|booked up|fully booked|shut down|closed|expired|frozen|blocked|deactivated|declined|cancelled|"
+_GONE = (r"full(?![ -]?sized?\b)|booked up|fully booked|shut down|closed|expired|frozen|blocked|deactivated|declined|cancelled|"
          r"canceled|discontinued|gone|unavailable|sold out|out of stock|not available|no longer available|taken")
 _NOT_CAPABLE = (r"made|offered|sold|used|usable|go|going|come|exist|accepted|allowed|possible|available|"
                 r"an option|in stock|carried|make|carry|sell|offer|have|get|be done|be had|be chosen|be picked|apply|"
                 r"be applied|be refunded|refund")
 _UNAVAILABLE = (r"sold out|out of stock|unavailable|not available|no longer (?:available|sold|made|offered|an option)|"
                 r"(?:you're|you are|they're|they are|we're|it's|it is) (?:all |completely |totally )?out of|"
-                r"(?:is|are|was|were|got|has been|have been|'s|'re)(?: \w+)? (?:" + _GONE + r")|"
+                r"(?:is|are|was|were|got|has been|have been|has|have|had|'s|'re)(?: \w+)? (?:" + _GONE + r")|"
                 r"(?:can't|cannot|can not|won't|will not|doesn't|don't|does not|do not|isn't|aren't|not)(?: be)?(?: \w+)? "
                 r"(?:" + _NOT_CAPABLE + r")|out of production|"
+                r"(?:can't|cannot|can not|won't|isn't|aren't|couldn't)(?: be| get| have)?(?: \w+){0,2} (?:anymore|any more|any longer)|"
+                r"used up|run out|ran out|all gone|no longer (?:possible|offered|there|an option)|"
                 r"already (?:been )?(?:done|taken care of|processed|applied|changed|fixed|cancelled|canceled|booked|"
                 r"handled|sorted|updated|set)|(?:was|were|has been|have been) (?:taken care of|handled|done|sorted)")
 #: a premise taken for granted about a requirement ("since the clicky ones are sold out"): the

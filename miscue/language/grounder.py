@@ -109,6 +109,7 @@ _FINITE = {"i", "we", "he", "she", "they", "is", "are", "was", "were", "am", "be
            "couldnt", "cant", "got", "gets", "seems", "says", "said", "told", "im", "ive", "id", "ill", "its", "thats",
            "theres", "were", "need", "needs", "want", "wants", "came", "arrived", "turned", "went", "broke"}
 _SUBJECTS = {"i", "we", "you", "he", "she", "they", "it", "my", "our", "your", "his", "her", "their", "this", "that"}
+_OTHER = {"old", "other", "current", "original", "existing", "previous"}
 _ARTICLES = {"the", "a", "an", "my", "one"}
 _NEGATORS = {"no", "not", "without", "non", "never", "dont", "doesnt", "wont", "skip", "decline"}
 _COORDINATORS = {"and", "or", "nor", "plus"}
@@ -296,6 +297,7 @@ class Grounder:
         self._settle_identifiers(out)
         self._negation_scope(out, ctx)
         self._part_modifiers(out, ctx)
+        self._old_and_new(out, ctx)
         self._unknown_values(out, ctx)
         out.requests = sorted({*out.requests, *self._elided_requests(out, ctx)})
         for kind, pattern in (("referring", cues.REFERRING), ("vague", cues.VAGUE)):
@@ -336,7 +338,8 @@ class Grounder:
             if k is None or k == 0 or ctx.toks[k - 1].text not in ("to", "into", "for"):
                 continue
             for i, earlier in enumerate(out.mentions):
-                if (earlier in values and set(earlier.slots) <= set(later.slots) and not set(earlier.values) & set(later.values)
+                if (earlier in values and not earlier.in_premise and set(earlier.slots) <= set(later.slots)
+                        and not set(earlier.values) & set(later.values)
                         and earlier.end <= later.start and ctx.sentence[starts.get(earlier.start, k)] == ctx.sentence[k]):
                     out.mentions[i] = replace(earlier, kind="current")
 
@@ -389,6 +392,25 @@ class Grounder:
             a, _ = ctx.clause((k, k + 1))
             if any(t.text == "with" for t in ctx.toks[a:k]):
                 i = out.mentions.index(m)
+                out.mentions[i] = replace(m, scoped=True)
+
+    def _old_and_new(self, out: Grounding, ctx: Context) -> None:
+        """"The new switch type and the old switch type should be clicky", "the cabin and the other
+        cabin ...": a value said for a coordination of the requirement's thing and another one
+        like it may attach to either: its reading is structural."""
+        starts = {t.start: k for k, t in enumerate(ctx.toks)}
+        for i, m in enumerate(out.mentions):
+            if m.kind != "value" or len(m.slots) != 1:
+                continue
+            k = starts.get(m.start)
+            if k is None:
+                continue
+            a, b = ctx.clause((k, k + 1))
+            said = [t.text for t in ctx.toks[a:b]]
+            named = [p for p in ctx.cue_pos.get(m.slots[0], ()) if a <= p < b and not (m.start <= ctx.toks[p].start < m.end)]
+            heads = {p for p in named if p - 1 not in named}  # where each naming phrase starts
+            other = any(ctx.toks[p - 1].text in _OTHER or ctx.toks[max(a, p - 2)].text in _OTHER for p in heads if p > a)
+            if len(heads) >= 2 and other and {"and", "or"} & set(said):
                 out.mentions[i] = replace(m, scoped=True)
 
     def _unknown_values(self, out: Grounding, ctx: Context) -> None:
@@ -481,6 +503,10 @@ class Grounder:
         if keys:
             return keys
         d: SlotDomain = self.domains[slot]
+        parts = {k for m in found.touching(slot, "member") for k in m.values}
+        if parts:  # a list said part by part: the value of exactly those parts, else every value holding them
+            exact = {v.key for v in d.values if v.members == parts}
+            return exact or {v.key for v in d.values if v.members and parts <= v.members}
         target = words(phrase)
         return {v.key for v in d.values if any(words(f) == target for f in v.forms)}
 

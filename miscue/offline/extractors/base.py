@@ -8,6 +8,7 @@ which fields each flaw's targeted form carries and nothing about how a flaw is f
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from typing import Generic, TypeVar
 
@@ -21,6 +22,16 @@ View = TypeVar("View")
 REQUIREMENT_FLAWS = ("substituted", "withheld", "marked", "ambiguous")
 #: the order in which the blind form reports one flaw when it sees several
 PRIORITY = ("noise", "oblique", "presupposed", "mismatch", "substituted", "ambiguous", "marked", "extras", "withheld")
+
+
+_BREAK = re.compile(r"[,;.!?()]|\s[-–—]\s")
+
+
+def _clause_around(text: str, start: int, end: int) -> str:
+    """The clause a span stands in (between punctuation breaks), stripped of a leading "and"."""
+    left = max((m.end() for m in _BREAK.finditer(text, 0, start)), default=0)
+    right = next((m.start() for m in _BREAK.finditer(text, end)), len(text))
+    return re.sub(r"^\s*(?:and|or|but)\s+", "", text[left:right]).strip()
 
 
 class Extractor(ABC, Generic[View]):
@@ -101,6 +112,8 @@ class Extractor(ABC, Generic[View]):
             if st.state in ("other", "unknown"):
                 out.append(self.on_requirement("substituted", slot, said))
             elif st.state == "ambiguous":
+                if st.structural and st.mentions:  # the construction, not the value alone
+                    said = _clause_around(reading.grounding.text, st.mentions[0].start, st.mentions[0].end)
                 d = domains[slot]
                 others = [] if st.structural else [d.value(k) for k in st.values if k != d.truth_key and d.value(k)]
                 second = others[0].spoken if others else None  # type: ignore[union-attr]

@@ -21,7 +21,7 @@ from miscue.language.states import TextReading, states
 from miscue.offline.extractors.base import Extractor
 from miscue.offline.extractors.domains import domains_of
 from miscue.offline.extractors.lexicon import (ADDED, ASIDE, CONCRETE, IDENTITY, JUSTIFIED, OPERATION_CLASSES, STORE_OPERATIONS,
-                                               operation_classes)
+                                               masked, operation_classes)
 from miscue.offline.extractors.text import STOP, WORD, clean, overlaps
 
 @dataclass
@@ -130,7 +130,8 @@ class LexicalExtractor(Extractor[_LexView]):
         if (m := STORE_OPERATIONS.search(v.low)) is not None:
             return clean(v.text[m.start():self._clause_end(v.low, m.end())])
         wanted = operation_classes(v.inp.request)
-        said = {kind: p.search(v.low) for kind, p in OPERATION_CLASSES.items()}
+        low = masked(v.low, [r.phrase for r in v.inp.requirements])
+        said = {kind: p.search(low) for kind, p in OPERATION_CLASSES.items()}
         if any(said.get(kind) for kind in wanted):
             return None
         for kind, m in said.items():

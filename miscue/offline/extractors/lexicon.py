@@ -41,7 +41,7 @@ def operation_classes(request: str) -> set[str]:
 
 #: words that open an aside: what follows is an added detail, not the request
 ASIDE = re.compile(r"\b(?:by the way|btw|fyi|side note|for the record|oh and|oh,? and|incidentally|also,|just so you know|"
-                   r"in case (?:that|it) matters|for what it's worth|ps|p\.s\.)\b")
+                   r"in case (?:that|it) matters|for what it's worth|ps|p\.s\.)\b|^\W*(?:also|plus|oh)\W*$")
 #: how customers identify themselves (not a detail of the request): emails, user ids, zip codes
 IDENTITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[a-z]+_[a-z]+_\d{3,}\b|\b(?:zip(?: code)?\s*)?\d{5}\b|"
                       r"\buser(?: id)?\b|\bhere\b")
@@ -53,6 +53,15 @@ CONCRETE = re.compile(r"\b\d+ [a-z]+ (?:street|st|avenue|ave|lane|ln|drive|dr|ro
 
 #: a detail added on top of the request: "too", "as well" closing it, or a reason or a condition
 #: following it ("fleece lined, since I run outside", "the 5-tier one if they make it")
-ADDED = re.compile(r"\b(?:too|as well|also)\W*$")
+ADDED = re.compile(r"\b(?:too|as well|also)\W*$|\b(?:i'?d prefer|i would prefer|i'?d like it|make sure|ideally|preferably|"
+                   r"if possible)\b")
 JUSTIFIED = re.compile(r"^\W*(?:since|because|cause|so|if (?:they|you) (?:make|have|carry|sell|do)|i look better|"
                        r"my \w+ (?:is|has|are))\b")
+
+
+def masked(low: str, phrases: list[str]) -> str:
+    """``low`` with every requirement's own phrase blanked ("the order to cancel a pending order"
+    names a requirement; it asks for nothing)."""
+    for phrase in sorted({p.lower() for p in phrases if p}, key=len, reverse=True):
+        low = low.replace(phrase, " " * len(phrase))
+    return low

@@ -40,6 +40,8 @@ _IMPERATIVE = re.compile(
     r"pay|use|ship|set|reserve|rebook|fix|correct|show|pick|keep|credit|bump|grab|sort|ask|apply)\b")
 _ASIDE = re.compile(r"\b(?:by the way|btw|fyi|side note|for the record|oh and|incidentally|just so you know|"
                     r"in case (?:that|it) matters|p\.?s\.?)\b|^(?:also|plus|oh)\b|\b(?:too|as well)$")
+_BARE_ASIDE = re.compile(r"\W*(?:also|plus|oh|and|btw|by the way|oh and|one more thing)\W*")
+_WISH = re.compile(r"\b(?:i'?d prefer|i would prefer|i'?d like it|make sure|ideally|preferably|if possible)\b")
 _REASON = re.compile(r"^(?:since|because|cause|so|if (?:they|you|it) (?:make|have|carry|sell|come|do|exist)|"
                      r"i look|my \w+ (?:is|has|are|says))\b")
 _CONCRETE = re.compile(r"\b\d+ \w+ (?:street|st|avenue|ave|lane|drive|road|rd|way|court|place|boulevard|blvd)\b|"
@@ -247,7 +249,10 @@ class ParseExtractor(Extractor[_ParseView]):
                 return clean(v.text[a:b])
         wanted = {kind for pattern, kind in _REQUEST_KIND.items() if re.search(pattern, v.inp.request.lower())}
         spelt = respell(v.low)
-        found = {kind: re.search(rf"\b(?:{p})\b", spelt.text) for kind, p in _OPERATION_VERBS.items()}
+        low = spelt.text
+        for phrase in {r.phrase.lower() for r in v.inp.requirements}:  # a requirement's own name asks for nothing
+            low = low.replace(phrase, " " * len(phrase))
+        found = {kind: re.search(rf"\b(?:{p})\b", low) for kind, p in _OPERATION_VERBS.items()}
         if any(found.get(k) for k in wanted):
             return None
         for kind, m in found.items():
@@ -265,9 +270,11 @@ class ParseExtractor(Extractor[_ParseView]):
         for k, (a, b) in enumerate(v.clauses):
             low = self._clause_low(v, (a, b))
             reason = k + 1 < len(v.clauses) and _REASON.match(self._clause_low(v, v.clauses[k + 1])) is not None
+            reason = reason or _WISH.search(low) is not None
+            after_aside = k > 0 and _BARE_ASIDE.fullmatch(self._clause_low(v, v.clauses[k - 1])) is not None
             if k == 0 and not _ASIDE.search(low):
                 continue
-            if not (_ASIDE.search(low) or _CONCRETE.search(low) or reason):
+            if not (_ASIDE.search(low) or after_aside or _CONCRETE.search(low) or reason):
                 continue
             content = [m for m in WORD.finditer(v.low[a:b]) if m.group(0) not in STOP
                        and not any(s <= a + m.start() < e for s, e in known) and not _IDENTITY.search(m.group(0))]
