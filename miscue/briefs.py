@@ -25,6 +25,7 @@ class Option(BaseModel):
 
     say: str  # the canonical spoken form
     also: list[str] = Field(default_factory=list)  # other ways to say it
+    partly: list[str] = Field(default_factory=list)  # words that name it only together with the rest (a date, a first name)
 
 
 class Requirement(BaseModel):

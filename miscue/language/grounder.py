@@ -189,11 +189,16 @@ class Grounder:
 
     @staticmethod
     def _longest(raw: list[tuple[int, int, Form]]) -> dict[tuple[int, int], list[Form]]:
-        """Keep the spans no longer span contains (a longer form wins where forms overlap)."""
+        """Keep the spans no longer span holds (a longer form wins where forms overlap)."""
         spans = sorted({(i, j) for i, j, _ in raw}, key=lambda s: (-(s[1] - s[0]), s[0]))
+        slots: dict[tuple[int, int], set[str | None]] = defaultdict(set)
+        for i, j, f in raw:
+            slots[(i, j)].add(f.slot)
         kept: list[tuple[int, int]] = []
         for s in spans:
-            if not any(k[0] <= s[0] and s[1] <= k[1] for k in kept):
+            # inside a longer form, or overlapping a longer form of the same requirement ("my Visa"
+            # in "my Visa ending 7803")
+            if not any((k[0] <= s[0] and s[1] <= k[1]) or (k[0] < s[1] and s[0] < k[1] and slots[s] <= slots[k]) for k in kept):
                 kept.append(s)
         out: dict[tuple[int, int], list[Form]] = defaultdict(list)
         for i, j, f in raw:

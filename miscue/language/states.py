@@ -69,6 +69,9 @@ def _list_state(g: Grounding, d: SlotDomain) -> SlotReading:
         return SlotReading(d.slot, "doubted", tuple(others[:1]), tuple(doubted + found))
     strong = {k for m in found if not m.weak and m.slots == (d.slot,) for k in m.values}
     weak = {k for m in found if m.weak or len(m.slots) > 1 for k in m.values} - strong
+    marks = g.of(d.slot, "referring", "vague")
+    if marks and not d.true_value.members <= strong:  # "change Mei's last name to the one we talked about"
+        return SlotReading(d.slot, "marked", (), tuple(marks))
     if not found:
         return SlotReading(d.slot, "open")
     full = [v for v in d.values if v.members and v.members <= strong | weak]

@@ -130,7 +130,7 @@ class Planner:
 
     @staticmethod
     def _part(p: Member) -> Option:
-        return Option(say=p.forms[0], also=list(p.forms[1:MAX_FORMS + 1]) + list(p.weak[:2]))
+        return Option(say=p.forms[0], also=list(p.forms[1:MAX_FORMS + 1]), partly=list(p.weak[:4]))
 
     def distinctive(self, intent: Intent, slot: str) -> bool:
         """The slot's spoken value neither contains nor is contained in another requirement's."""

@@ -61,10 +61,10 @@ def _anchors(r: Requirement) -> tuple[str, ...]:
 
 def requirement_domain(r: Requirement) -> SlotDomain:
     truth = LegalValue(r.spoken, (r.spoken, *r.says), members=frozenset(f"part:{i}" for i in range(len(r.parts))))
-    parts = tuple(Member(f"part:{i}", (p.say, *p.also)) for i, p in enumerate(r.parts))
+    parts = tuple(Member(f"part:{i}", (p.say, *p.also), tuple(p.partly)) for i, p in enumerate(r.parts))
     if r.parts:  # a list's options are its other parts (another card, another flight)
         others = tuple(LegalValue(f"option:{o.say}", (o.say,), members=frozenset({f"alt:{i}"})) for i, o in enumerate(r.options))
-        parts += tuple(Member(f"alt:{i}", (o.say, *o.also)) for i, o in enumerate(r.options))
+        parts += tuple(Member(f"alt:{i}", (o.say, *o.also), tuple(o.partly)) for i, o in enumerate(r.options))
     else:
         others = tuple(LegalValue(f"option:{o.say}", (o.say, *o.also)) for o in r.options)
     low = r.phrase.lower()
