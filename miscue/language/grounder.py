@@ -357,6 +357,7 @@ class Grounder:
         starts = {t.start: k for k, t in enumerate(ctx.toks)}
         ends = {t.end: k for k, t in enumerate(ctx.toks)}
         negated_at: list[int] = []  # token index where a negated value ends
+        owned = {k: m for m in out.mentions if m.kind == "value" for k in range(starts.get(m.start, 0), ends.get(m.end, -1) + 1)}
         for i, m in enumerate(out.mentions):
             if m.kind != "value" or len(m.slots) != 1:
                 continue
@@ -370,9 +371,12 @@ class Grounder:
             negation = self._negated.get((m.slots[0], said))
             if negation is None:
                 continue
-            before = ctx.toks[max(0, a - 3):a]
+            lead = range(max(0, a - 3), a)
+            before = [ctx.toks[k] for k in lead]
             clause = all(ctx.text[x.end:y.start].strip(" ") == "" for x, y in zip(before, [*before[1:], ctx.toks[a]]))
-            if clause and any(t.text in _NEGATORS for t in before):
+            # a negator right before it, with no other value between ("no insurance and bags" is the next rule)
+            last = max((k for k in lead if ctx.toks[k].text in _NEGATORS), default=None)
+            if clause and last is not None and not any(owned.get(k) for k in range(last + 1, a)):
                 out.mentions[i] = replace(m, values=(negation,))
                 negated_at.append(b)
             elif a >= 2 and ctx.toks[a - 1].text in _COORDINATORS and a - 2 in negated_at \
