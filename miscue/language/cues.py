@@ -80,6 +80,7 @@ _UNAVAILABLE = (r"sold out|out of stock|unavailable|not available|no longer (?:a
                 r"(?:" + _NOT_CAPABLE + r")|out of production|"
                 r"(?:can't|cannot|can not|won't|isn't|aren't|couldn't)(?: be| get| have)?(?: \w+){0,2} (?:anymore|any more|any longer)|"
                 r"used up|run out|ran out|all gone|no longer (?:possible|offered|there|an option)|"
+                r"only (?:come|comes|came|available|sold|made|offered|exists?|goes|go)|(?:is|are) only (?:available|sold|made|offered)|"
                 r"already (?:been )?(?:done|taken care of|processed|applied|changed|fixed|cancelled|canceled|booked|"
                 r"handled|sorted|updated|set)|(?:was|were|has been|have been) (?:taken care of|handled|done|sorted)")
 #: a premise taken for granted about a requirement ("since the clicky ones are sold out"): the

@@ -35,7 +35,8 @@ from miscue.language.text import Token, close, fold, respell, tokens, words
 _CURRENT_BEFORE = {("instead", "of"), ("rather", "than"), ("currently",), ("old",), ("current",),
                    ("original",), ("not",), ("replace",), ("replacing",), ("than",), ("existing",), ("previous",),
                    ("swap", "out"), ("no", "longer", "want"), ("dont", "want"), ("do", "not", "want"), ("got", "the"),
-                   ("received", "the"), ("have", "the"), ("bought", "the"), ("ordered", "the")}
+                   ("received", "the"), ("have", "the"), ("bought", "the"), ("ordered", "the"), ("stuck", "in"),
+                   ("currently", "in"), ("booked", "in"), ("is", "in"), ("are", "in"), ("was", "in"), ("still", "in")}
 _CURRENT_AFTER = {("one", "i", "have"), ("i", "have"), ("that", "i", "have"), ("i", "got"), ("i", "received"),
                   ("came",), ("that", "came"), ("doesnt", "fit"), ("is", "too"), ("was", "too"), ("are", "too")}
 
@@ -152,6 +153,9 @@ class Grounder:
                 for w in {words(f) for f in v.forms}:
                     if len(w) > 1 and w[0] in _NEGATORS:
                         self._negated.setdefault((d.slot, w[1:]), v.key)
+        self._siblings: dict[str, list[str]] = defaultdict(list)  # an operation's label -> its requirements
+        for slot in domains.slots:
+            self._siblings[slot.split(".")[0]].append(slot)
         self._names: dict[str, list[tuple[str, ...]]] = {
             s: [w for w in {words(x) for x in d.names} if w] for s, d in domains.slots.items()}
         self._cues: dict[str, list[tuple[str, ...]]] = {
@@ -298,12 +302,21 @@ class Grounder:
                     kind = "current"
                 out.mentions.append(Mention(kind, start, end, frag, slots, keys, in_premise=in_premise, weak=weak,
                                             candidates=candidates))
+                ctx.covered.update(range(i, j))
+                if all(self.domains[x].identifier for x in slots):
+                    ctx.listed.add(j - 1)
+                if len(slots) == 1:  # a value said for one operation anchors its payment ("add 2 bags, ... on gift card X")
+                    label = slots[0].split(".")[0]
+                    for sibling in self._siblings.get(label, ()):
+                        if sibling != slots[0] and self.domains[sibling].instrument:
+                            cue_pos[sibling].extend(range(i, j))
         self._transitions(out, ctx)
         self._settle_identifiers(out)
         self._negation_scope(out, ctx)
         self._part_modifiers(out, ctx)
         self._old_and_new(out, ctx)
         self._unknown_values(out, ctx)
+        self._names_not_values(out, ctx)
         out.requests = sorted({*out.requests, *self._elided_requests(out, ctx)})
         for kind, pattern in (("referring", cues.REFERRING), ("vague", cues.VAGUE)):
             for a, b in (spelt.span(*ab) for ab in cues.spans(pattern, spelt.text)):
@@ -312,9 +325,15 @@ class Grounder:
                 span = self._token_span(toks, a, b)
                 if span is None:
                     continue
+                inner = [m for m in out.mentions if m.kind == "value" and a <= m.start and m.end <= b]
+                if kind == "referring" and inner:
+                    if any(len(m.values) == 1 for m in inner):
+                        continue  # "the Visa ending 1111 I used before": the value is said
+                    for m in inner:  # "the gift card I used last time" (of two): the pointer says which
+                        out.mentions.remove(m)
                 noun = next((m for m in out.mentions if m.kind == "value" and len(m.values) > 1 and m.slots
-                             and 0 <= m.start - b <= 1), None)
-                if kind == "vague" and noun is not None:  # "a few checked bags": the vague words say the count
+                             and 0 <= m.start - b <= 4 and text[b:m.start].strip() in ("", "of")), None)
+                if noun is not None:  # "a few checked bags", "the usual number of checked bags": they say the count
                     out.mentions.remove(noun)
                     out.mentions.append(Mention(kind, a, noun.end, text[a:noun.end], noun.slots,
                                                 in_premise=any(p <= a < q for p, q in out.premises)))
@@ -422,6 +441,16 @@ class Grounder:
             if len(heads) >= 2 and other and {"and", "or"} & set(said):
                 out.mentions[i] = replace(m, scoped=True)
 
+    def _names_not_values(self, out: Grounding, ctx: Context) -> None:
+        """"Update the checked bags": words every count shares, after a definite article, name the
+        requirement, they do not give it a value."""
+        starts = {t.start: k for k, t in enumerate(ctx.toks)}
+        for m in list(out.mentions):
+            k = starts.get(m.start)
+            if (m.kind == "value" and k and len(m.values) > 1 and len(m.slots) == 1 and self.domains[m.slots[0]].ordered
+                    and not any(c.isdigit() for c in m.text) and ctx.toks[k - 1].text in ("the", "my", "those", "these", "your")):
+                out.mentions.remove(m)
+
     def _unknown_values(self, out: Grounding, ctx: Context) -> None:
         """A number said as a requirement's value that is none of its legal values ("in size 13"
         where sizes stop at 12, "a 40 inch board"): an ``unknown`` mention, so the requirement is
@@ -430,10 +459,10 @@ class Grounder:
         for slot, d in self.domains.slots.items():
             if d.identifier or d.parts:
                 continue
-            units = {w[-1] for v in d.values for f in v.forms if len(w := words(f)) > 1 and w[0].isdigit()}
+            units = {w[1] for v in d.values for f in v.forms if len(w := words(f)) > 1 and w[0].isdigit()}
             names = [p for p in self._names[slot]]
             for k, t in enumerate(ctx.toks):
-                if not t.text.isdigit() or k in covered:
+                if not t.text.isdigit() or k in covered or "_" in ctx.text[max(0, t.start - 1):t.end + 1]:
                     continue
                 after = ctx.toks[k + 1].text if k + 1 < len(ctx.toks) else ""
                 named = any(tuple(x.text for x in ctx.toks[max(0, k - len(p)):k]) == p for p in names)

@@ -20,8 +20,8 @@ from miscue.language import Domains, Grounder, Grounding, fold
 from miscue.language.states import TextReading, states
 from miscue.offline.extractors.base import Extractor
 from miscue.offline.extractors.domains import domains_of
-from miscue.offline.extractors.lexicon import (ADDED, ASIDE, CONCRETE, IDENTITY, JUSTIFIED, OPERATION_CLASSES, STORE_OPERATIONS,
-                                               masked, operation_classes)
+from miscue.offline.extractors.lexicon import (ADDED, ASIDE, CONCRETE, IDENTITY, JUSTIFIED, OPERATION_CLASSES, STATEMENT,
+                                               STORE_OPERATIONS, masked, operation_classes)
 from miscue.offline.extractors.text import STOP, WORD, clean, overlaps
 
 @dataclass
@@ -154,7 +154,8 @@ class LexicalExtractor(Extractor[_LexView]):
             part = v.low[s:e]
             aside = ASIDE.search(part) or (k > 0 and ASIDE.search(v.low[chunks[k - 1][0]:chunks[k - 1][1]])
                                            and not v.low[chunks[k - 1][0]:chunks[k - 1][1]].strip(" ,.-").split()[2:])
-            added = ADDED.search(part) or (k + 1 < len(chunks) and JUSTIFIED.search(v.low[chunks[k + 1][0]:chunks[k + 1][1]]))
+            added = ADDED.search(part) or (k + 1 < len(chunks) and JUSTIFIED.search(v.low[chunks[k + 1][0]:chunks[k + 1][1]])
+                                           and not STATEMENT.search(part))
             concrete = CONCRETE.search(part)
             if not (aside or concrete or added):
                 continue

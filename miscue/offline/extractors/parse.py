@@ -45,8 +45,10 @@ _WISH = re.compile(r"\b(?:i'?d prefer|i would prefer|i'?d like it|make sure|idea
 _REASON = re.compile(r"^(?:since|because|cause|so|if (?:they|you|it) (?:make|have|carry|sell|come|do|exist)|"
                      r"i look|my \w+ (?:is|has|are|says))\b")
 _CONCRETE = re.compile(r"\b\d+ \w+ (?:street|st|avenue|ave|lane|drive|road|rd|way|court|place|boulevard|blvd)\b|"
-                       r"\b(?:\d+|one|two|three|four|a couple of) (?:checked )?(?:bags?|suitcases?)\b|\b(?:moved|live at|new address)\b")
-_OPERATION_VERBS = {"cancel": r"cancel\w*", "return": r"return\w*|send (?:it |them )?back", "exchange": r"exchang\w*",
+                       r"\b(?:\d+|one|two|three|four|a couple of) (?:checked )?(?:bags?|suitcases?)\b|"
+                       r"\b(?:i(?:'ve| have)? moved|we(?:'ve| have)? moved|live at|new address)\b")
+_OPERATION_VERBS = {"cancel": r"cancel\w*", "return": r"(?<!the )(?<!my )return(?:s|ed|ing)?(?! flight| leg| trip)|send (?:it |them )?back",
+                    "exchange": r"exchang\w*",
                     "modify": r"modify\w*", "book": r"book(?:ing)?(?! (?:reference|code|number))"}
 _STORE = re.compile(r"\b(?:price alert|an alert|notify me|sort\w* (?:\w+ )?by|(?:price|the) filter|filter (?:the )?results|"
                     r"(?:in[- ]store|curbside) pick ?up|pick ?up in|subscri\w+|ask the seller|contact the seller|wishlist|"
@@ -269,6 +271,8 @@ class ParseExtractor(Extractor[_ParseView]):
         known = [(m.start, m.end) for m in v.grounding.mentions if m.kind != "extra"]
         for k, (a, b) in enumerate(v.clauses):
             low = self._clause_low(v, (a, b))
+            if _IDENTITY.search(low) and not _CONCRETE.search(low):
+                continue  # who the customer is, not a detail of the request
             reason = k + 1 < len(v.clauses) and _REASON.match(self._clause_low(v, v.clauses[k + 1])) is not None
             reason = reason or _WISH.search(low) is not None
             after_aside = k > 0 and _BARE_ASIDE.fullmatch(self._clause_low(v, v.clauses[k - 1])) is not None
