@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from miscue.language.text import Token
 
 WINDOW = 12  # tokens: how far anchors and names may stand from a mention to attribute it
-_BREAK = re.compile(r"[,;:()\[\]]|\s[-–—]|[-–—]\s")  # a spaced dash, not a hyphen ("decent-sized")
+_BREAK = re.compile(r"[,;:()\[\].!?]|\s[-–—]|[-–—]\s")  # a spaced dash, not a hyphen ("decent-sized")
 
 
 def breaks(between: str) -> bool:

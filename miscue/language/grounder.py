@@ -508,8 +508,9 @@ class Grounder:
             start, end = run[0][0], run[-1][1]
             slots = {s for m in out.mentions if m.kind == "value" and start <= m.start < end for s in m.slots
                      if not self.domains[s].identifier and not self.domains[s].parts}
-            if len(slots) >= 2:
-                found.append(run[0])  # the request's first words (what follows may add to it)
+            if len(slots) >= 2:  # marked at its first word (what follows is content, not request language)
+                first = next(t for t in ctx.toks if t.start >= start)
+                found.append((start, first.end))
         return found
 
     def _settle_identifiers(self, out: Grounding) -> None:

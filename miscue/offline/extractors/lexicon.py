@@ -72,3 +72,14 @@ def masked(low: str, phrases: list[str]) -> str:
 #: a statement, not a wished-for detail: a finite verb or a subject ("XEHM4B is stuck in basic economy")
 STATEMENT = re.compile(r"\b(?:i|we|he|she|they|is|are|was|were|am|has|have|had|do|does|did|will|would|can|could|"
                        r"should|must|i'm|i've|it's|isn't|aren't|wasn't|don't|doesn't|didn't|got|gets)\b")
+
+#: where one item of a shorthand list ends and the next begins
+ITEM_BREAK = re.compile(r"[.;!?()]|,\s*|\s[-–—]\s|\b(?:and|with|that|which|plus|if|because|since|so)\b|"
+                        r"\b(?:it )?(?:has|needs?|have) to (?:have|be)\b|\bmust (?:have|be)\b|\bwould be (?:great|nice|good)\b")
+#: the close of a message, not a detail ("thanks", "cheers", "asap")
+SIGN_OFF = re.compile(r"\b(?:thanks?|thank you|cheers|regards|best|asap|urgent|appreciated|cheers|ty|thx)\b")
+#: a verb in the past: a sentence that tells what happened
+PAST = re.compile(r"\b(?:\w{3,}ed|came|went|broke|got|sent|bought|paid|told|said|gave|took|made|arrived)\b")
+#: the frames of a wish, which are not statements ("I'd like ...", "it has to have ...")
+WISH_FRAME = re.compile(r"\b(?:i'?d (?:like|love|prefer)|i would (?:like|love|prefer)|i (?:want|need)|i'?m (?:looking|after)|"
+                        r"(?:it )?(?:has|needs?) to (?:have|be)|must (?:have|be)|would be (?:great|nice|good))\b")
