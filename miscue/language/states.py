@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from miscue.language.domain import Domains, SlotDomain
-from miscue.language.grounder import Grounding, Mention
+from miscue.language.mentions import Grounding, Mention
 
 STATES = ("true", "other", "ambiguous", "marked", "doubted", "partial", "unknown", "open")
 
