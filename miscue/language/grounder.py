@@ -101,8 +101,8 @@ class Grounder:
         """End index (exclusive) when ``form`` matches at token ``i``."""
         k = i
         for n, w in enumerate(form):
-            if n and k < len(toks) and toks[k].text in cues.ARTICLES and w not in cues.ARTICLES:
-                k += 1  # "with a mirror" says "with mirror"
+            if n and k < len(toks) and toks[k].text in cues.ARTICLES and w not in cues.ARTICLES and not w[0].isdigit():
+                k += 1  # "with a mirror" says "with mirror" ("pack of the 20" is no "pack of 20")
             if k >= len(toks) or not close(toks[k].text, w):
                 return None
             k += 1
