@@ -18,6 +18,16 @@ FLAWS = EXTRACTION_CLASSES  # the forms' names for the extraction classes
 Flaw = Literal[(*EXTRACTION_CLASSES, "none")]  # type: ignore[valid-type]
 
 
+class Option(BaseModel):
+    """One other legal value of a requirement, as customers say it (host data)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    say: str  # the canonical spoken form
+    also: list[str] = Field(default_factory=list)  # other ways to say it
+    partly: list[str] = Field(default_factory=list)  # words that name it only together with the rest (a date, a first name)
+
+
 class Requirement(BaseModel):
     """One true requirement as the user would state it."""
 
@@ -27,6 +37,9 @@ class Requirement(BaseModel):
     phrase: str  # e.g. "the new switch type for the mechanical keyboard"
     spoken: str  # e.g. "clicky"
     ordered: bool = False
+    says: list[str] = Field(default_factory=list)  # other ways customers say the true value
+    parts: list[Option] = Field(default_factory=list)  # a list value's parts (items, flights, passengers)
+    options: list[Option] = Field(default_factory=list)  # the other legal values (extraction forms only)
 
 
 class Materials(BaseModel):

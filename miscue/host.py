@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Sequence, TypeVar
 
 from miscue.errors import HostDataError, MiscueError
+from miscue.language import Detail, Domains, Grounder, LegalValue, SlotDomain
 from miscue.schema import GroundTruth, Intent
 from miscue.taxonomy import FAULT_TYPES, SlotFacts
 
@@ -185,6 +186,31 @@ class Adapter(ABC, Generic[Recipe]):
     def mismatches(self, intent: Intent) -> list[Mismatch]:
         """Wrong-instrument requests with executable literal readings."""
         return []
+
+    # ------------------------------------------------------------- value grounding (6a)
+    def value_domains(self, intent: Intent) -> Domains:
+        """Every requirement's legal values with the ways customers say them, plus the operations
+        and extra details a customer may mention. This default knows only the spoken form of each
+        value (:meth:`spoken_value`); adapters add aliases, negations, ids, number and date forms."""
+        slots = {}
+        for c in intent.conditions:
+            values = [c.value] + self.domain(intent, c.slot)
+            slots[c.slot] = SlotDomain(
+                c.slot, c.value, tuple(LegalValue(v, (self.spoken_value(intent, c.slot, v),)) for v in values),
+                names=(self.slot_phrase(intent, c.slot),), ordered=self.is_ordered_slot(intent, c.slot))
+        details = [Detail("operation", "request", (self.request_phrase(intent),), true=True)]
+        details += [Detail("operation", f"mismatch:{i}", (m.phrase,)) for i, m in enumerate(self.mismatches(intent))]
+        details += [Detail("extra", f"extra:{i}", (e.phrase,)) for i, e in enumerate(self.extras(intent))]
+        return Domains(slots, tuple(d for d in details if d.forms[0]))
+
+    def grounder(self, intent: Intent) -> Grounder:
+        """The grounder of an intent's texts (compiled once per intent)."""
+        cache: dict[str, Grounder] = self.__dict__.setdefault("_grounders", {})
+        if intent.intent_id not in cache:
+            if len(cache) > 4096:
+                cache.clear()
+            cache[intent.intent_id] = Grounder(self.value_domains(intent))
+        return cache[intent.intent_id]
 
     def fault_support(self) -> dict[str, FaultSupport]:
         """Which fault types this host supports, and why."""

@@ -1,5 +1,11 @@
-"""Executable admission: the literal reading of the request, built from the extraction, is
-executed in the host environment (DESIGN section 6, step 5). No reading, no admission.
+"""Executable admission: the literal reading(s) of the request, built from what the *text* says
+(its grounded values, and what the extraction points at), are executed in the host environment
+(DESIGN section 6, step 5). No reading, no admission.
+
+Readings come from the text first: the value the text grounds for the target, every legal value
+an ambiguous word leaves open, the operation or extra detail it names. The extraction decides
+which requirement and which class; where the text grounds nothing the extraction's quoted value
+is resolved against the same value domain. Each reading records where it came from.
 """
 
 from __future__ import annotations
@@ -7,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from miscue.host import Adapter, NotExecutable
 from miscue.briefs import TargetedExtraction, WriterBrief
-from miscue.planning import value_from_spoken
+from miscue.host import Adapter, NotExecutable
 from miscue.schema import GroundTruth, Intent, Verdict
 from miscue.taxonomy import ExtractionClass, fault_type
 from verifiers.agreement import overlap
+from verifiers.reading import TextReading, read
 
 
 @dataclass
@@ -21,6 +27,7 @@ class Reading:
     intent: Intent | None
     truth: GroundTruth | None = None
     error: str | None = None
+    source: str = "text"  # text | extraction | plan
 
     def record(self) -> dict[str, Any]:
         return {
@@ -31,6 +38,7 @@ class Reading:
             "gt_hash": self.truth.hash if self.truth else None,
             "gt_size": len(self.truth.value) if self.truth else None,
             "error": self.error,
+            "source": self.source,
         }
 
 
@@ -52,17 +60,37 @@ def _reject(code: str, detail: str = "") -> Verdict:
     return Verdict(stage="admit", code=f"admit:{code}", detail=detail)
 
 
-def _run(adapter: Adapter, name: str, intent: Intent) -> Reading:
+def _run(adapter: Adapter, name: str, intent: Intent, source: str = "text") -> Reading:
     try:
-        return Reading(name, intent, adapter.ground_truth(intent))
+        return Reading(name, intent, adapter.ground_truth(intent), source=source)
     except NotExecutable as exc:
-        return Reading(name, intent, None, f"{exc.code}: {exc.detail}")
+        return Reading(name, intent, None, f"{exc.code}: {exc.detail}", source)
 
 
-def admit(adapter: Adapter, root: Intent, truth: GroundTruth, brief: WriterBrief, ex: TargetedExtraction) -> Admission:
-    """Build the literal reading(s) from the extraction ``ex``, execute them, apply the class rule."""
+def _detail_reading(adapter: Adapter, root: Intent, reading: TextReading, kind: str, said: str | None) -> tuple[Intent | None, str]:
+    """The executable reading of the extra detail / mismatched operation the text names."""
+    pool = adapter.extras(root) if kind == "extra" else adapter.mismatches(root)
+    refs = [m.ref for m in reading.grounding.details("extra" if kind == "extra" else "operation")
+            if m.ref and m.ref.startswith(f"{'extra' if kind == 'extra' else 'mismatch'}:")]
+    for ref in refs:
+        i = int(ref.split(":")[1])
+        if i < len(pool):
+            return pool[i].reading, "text"
+    best = max(pool, key=lambda e: overlap(e.phrase, said), default=None)
+    if best is not None and overlap(best.phrase, said) >= 0.5:
+        return best.reading, "extraction"
+    return None, ""
+
+
+def admit(adapter: Adapter, root: Intent, truth: GroundTruth, brief: WriterBrief, ex: TargetedExtraction,
+          reading: TextReading | None = None, text: str | None = None) -> Admission:
+    """Build the literal reading(s) from the text (and the extraction ``ex``), execute them,
+    apply the class rule. ``reading``/``text``: the request (without either, only the
+    extraction's quoted words say what was read)."""
     ft = fault_type(brief.fault_type)
     cls = ft.extraction
+    if reading is None:
+        reading = read(adapter, root, text or "")
     slot = ex.requirement or brief.target
     cond = root.condition(slot) if slot else None
 
@@ -71,45 +99,51 @@ def admit(adapter: Adapter, root: Intent, truth: GroundTruth, brief: WriterBrief
         ok = r.truth is not None and r.truth.hash == truth.hash
         return Admission(None if ok else _reject("noise_changed_answer"), [r])
 
-    if cls == ExtractionClass.extras:
-        match = max(adapter.extras(root), key=lambda e: overlap(e.phrase, ex.detail), default=None)
-        if match is None or overlap(match.phrase, ex.detail) < 0.5:
-            return Admission(_reject("extra_not_compilable", repr(ex.detail)))
-        r = _run(adapter, "truth_plus_extra", match.reading)
-        if r.truth is None or r.truth.empty:
-            return Admission(_reject("extra_not_executable", r.error or "empty answer"), [r])
-        narrows = r.truth.issubset(truth) and len(r.truth.value) < len(truth.value)
-        ok = narrows or r.truth.hash != truth.hash
-        return Admission(None if ok else _reject("extra_did_not_narrow"), [r])
-
-    if cls == ExtractionClass.mismatch:
-        match = max(adapter.mismatches(root), key=lambda m: overlap(m.phrase, ex.operation), default=None)
-        if match is None or overlap(match.phrase, ex.operation) < 0.5:
-            return Admission(_reject("operation_not_compilable", repr(ex.operation)))
-        r = _run(adapter, "mismatched_operation", match.reading)
-        if r.truth is None and r.error is None:
-            return Admission(_reject("reading_not_executed"), [r])
+    if cls in (ExtractionClass.extras, ExtractionClass.mismatch):
+        kind = "extra" if cls == ExtractionClass.extras else "mismatch"
+        said = ex.detail if kind == "extra" else ex.operation
+        intent, source = _detail_reading(adapter, root, reading, kind, said)
+        if intent is None:
+            return Admission(_reject(f"{'extra' if kind == 'extra' else 'operation'}_not_compilable", repr(said)))
+        r = _run(adapter, "truth_plus_extra" if kind == "extra" else "mismatched_operation", intent, source)
+        if kind == "extra":
+            if r.truth is None or r.truth.empty:
+                return Admission(_reject("extra_not_executable", r.error or "empty answer"), [r])
+            narrows = r.truth.issubset(truth) and len(r.truth.value) < len(truth.value)
+            return Admission(None if narrows or r.truth.hash != truth.hash else _reject("extra_did_not_narrow"), [r])
         refused = r.truth is None or r.truth.empty
         ok = not truth.empty and (refused or r.truth.hash != truth.hash)  # type: ignore[union-attr]
         return Admission(None if ok else _reject("mismatch_reaches_truth"), [r])
 
     if cond is None:
         return Admission(_reject("target_not_in_intent", repr(slot)))
+    domain = adapter.grounder(root).domains[cond.slot]
+    state = reading[cond.slot]
+
+    def stated_values(said: str | None) -> tuple[list[Any], str]:
+        """The legal values the text gives for the target (else the extraction's quote resolves to)."""
+        keys = [k for k in state.values if k != domain.truth_key] if state.state in ("other", "doubted") else []
+        if keys:
+            return [domain.value(k).value for k in keys if domain.value(k)], "text"  # type: ignore[union-attr]
+        resolved = [k for k in adapter.grounder(root).resolve(cond.slot, said) if k != domain.truth_key]
+        return [domain.value(k).value for k in resolved if domain.value(k)], "extraction"  # type: ignore[union-attr]
 
     if cls == ExtractionClass.substituted:
-        found, value = value_from_spoken(adapter, root, cond.slot, ex.stated_value)
-        if not found:
+        values, source = stated_values(ex.stated_value)
+        if not values:
             return Admission(_reject("stated_value_not_a_legal_value", repr(ex.stated_value)))
-        r = _run(adapter, "stated_value", root.with_condition(cond.with_value(value)))
-        ok = r.truth is not None and r.truth.hash != truth.hash
-        return Admission(None if ok else _reject("substitution_without_consequence"), [r])
+        readings = [_run(adapter, "stated_value", root.with_condition(cond.with_value(v)), source) for v in values]
+        ok = all(r.truth is not None and not r.truth.empty and r.truth.hash != truth.hash for r in readings)
+        return Admission(None if ok else _reject("substitution_without_consequence"), readings)
 
     if cls == ExtractionClass.presupposed:
-        found, value = value_from_spoken(adapter, root, cond.slot, ex.fallback)
-        reading = root.with_condition(cond.with_value(value)) if found else root.without(cond.slot)
-        r = _run(adapter, "fallback" if found else "doubted_slot_dropped", reading)
-        ok = r.truth is not None and r.truth.hash != truth.hash
-        return Admission(None if ok else _reject("presupposition_without_consequence"), [r])
+        values, source = stated_values(ex.fallback)
+        if values:
+            readings = [_run(adapter, "fallback", root.with_condition(cond.with_value(v)), source) for v in values]
+        else:
+            readings = [_run(adapter, "doubted_slot_dropped", root.without(cond.slot))]
+        ok = all(r.truth is not None and not r.truth.empty and r.truth.hash != truth.hash for r in readings)
+        return Admission(None if ok else _reject("presupposition_without_consequence"), readings)
 
     if cls in (ExtractionClass.withheld, ExtractionClass.marked):
         if len(root.conditions) < 2:
@@ -120,19 +154,23 @@ def admit(adapter: Adapter, root: Intent, truth: GroundTruth, brief: WriterBrief
 
     if cls == ExtractionClass.ambiguous:
         first = _run(adapter, "reading_1", root)
-        if ex.second_reading is not None:
-            found, value = value_from_spoken(adapter, root, cond.slot, ex.second_reading)
-            if not found:
+        if state.state == "ambiguous" and len(state.values) > 1:  # the readings the text's words leave open
+            others = [k for k in state.values if k != domain.truth_key]
+            seconds = [_run(adapter, "reading_2", root.with_condition(cond.with_value(domain.value(k).value)))  # type: ignore[union-attr]
+                       for k in others if domain.value(k)]
+        elif ex.second_reading is not None:
+            values, source = stated_values(ex.second_reading)
+            if not values:
                 return Admission(_reject("second_reading_not_a_legal_value", repr(ex.second_reading)), [first])
-            second = _run(adapter, "reading_2", root.with_condition(cond.with_value(value)))
+            seconds = [_run(adapter, "reading_2", root.with_condition(cond.with_value(v)), source) for v in values]
         else:
-            second = _run(adapter, "reading_2_attached_elsewhere", root.without(cond.slot))
-        readings = [first, second]
-        if first.truth is None or second.truth is None:
-            return Admission(_reject("reading_not_executable", first.error or second.error or ""), readings)
-        if first.truth.hash == second.truth.hash:
+            seconds = [_run(adapter, "reading_2_attached_elsewhere", root.without(cond.slot))]
+        readings = [first, *seconds]
+        if any(r.truth is None for r in readings):
+            return Admission(_reject("reading_not_executable", next(r.error or "" for r in readings if r.truth is None)), readings)
+        if all(r.truth.hash == first.truth.hash for r in seconds):  # type: ignore[union-attr]
             return Admission(_reject("readings_agree"), readings)
-        matches = [r.truth.hash == truth.hash for r in readings if r.truth]
-        return Admission(None if sum(matches) == 1 else _reject("no_reading_matches_truth"), readings)
+        matches = sum(1 for r in readings if r.truth.hash == truth.hash)  # type: ignore[union-attr]
+        return Admission(None if matches == 1 else _reject("no_reading_matches_truth"), readings)
 
     return Admission(_reject("no_rule_for_class", cls.value))

@@ -54,7 +54,7 @@ def targeted_agree(brief: WriterBrief, a: TargetedExtraction | None, b: Targeted
         if not (same_value(a.stated_value, m.wrong_value) and same_value(b.stated_value, m.wrong_value)):
             return _v("agree", "stated_value_mismatch", f"{a.stated_value!r} / {b.stated_value!r} vs planned {m.wrong_value!r}")
     elif cls == ExtractionClass.presupposed:
-        if not (same_value(a.fallback, m.fallback) and same_value(b.fallback, m.fallback)):
+        if not all(same_value(x.fallback, m.fallback) or not (x.fallback or m.fallback) for x in (a, b)):
             return _v("agree", "fallback_mismatch", f"{a.fallback!r} / {b.fallback!r} vs planned {m.fallback!r}")
         if not (a.clause and b.clause):
             return _v("agree", "no_presupposition", "an extractor quoted no premise clause")

@@ -1,25 +1,32 @@
-"""Mechanical text checks: cheap, run before any extractor call (DESIGN section 6, step 2)."""
+"""Text checks: cheap, run before any extractor call (DESIGN section 6, step 2).
+
+Mechanical checks (internal syntax, meta-commentary, the length budget, an answer identifier
+leaked), then the grounded ones (section 6a): every requirement the plan does not target is
+*conveyed* (the text's value, or its silence, executes to the true outcome), and the target is
+stated the way its class demands: another legal value (substituted), the true value doubted in a
+premise (presupposed), nothing (withheld), a pointer or a vague word (marked), words that fit
+several values or attachments (ambiguous); an extra detail, a mismatched operation or no request
+language where the class is about those. Never a verbatim-phrase test: people paraphrase.
+"""
 
 from __future__ import annotations
 
 import re
 
 from miscue.briefs import WriterBrief
-from miscue.schema import Verdict
+from miscue.host import Adapter
+from miscue.schema import GroundTruth, Intent, Verdict
 from miscue.taxonomy import ExtractionClass, fault_type
+from verifiers.reading import TextReading, conveyed, read
 
 MAX_WORDS = 130
 MAX_WORDS_NOISE = 220
 WORDS_PER_EXTRA_REQUIREMENT = 18  # beyond the fourth: long intents need more words (reference: tau2)
 SNAKE_ASSIGN = re.compile(r"\b[a-z]+_[a-z_]+\s*[=:]\s*\S")
 META = re.compile(
-    r"\b(as an ai|language model|the instructions|the card|fault type|this request contains|"
+    r"\b(as an ai|language model|the instructions|fault card|the brief|fault type|this request contains|"
     r"let me rephrase|here is the (?:request|message)|factual[_ ]error|presupposition|ambiguity)\b",
     re.IGNORECASE,
-)
-REQUEST_PHRASES = (
-    "i want", "i need", "i would like", "i'd like", "please", "can you", "could you", "would you",
-    "looking for", "help me", "i'm looking", "i am looking", "i wish to", "let me",
 )
 
 
@@ -37,58 +44,79 @@ def words(text: str) -> int:
     return len(text.split())
 
 
-def _fail(code: str, detail: str = "") -> Verdict:
+def fail(code: str, detail: str = "") -> Verdict:
     return Verdict(stage="text", code=f"text:{code}", detail=detail)
 
 
-def check_text(brief: WriterBrief, text: str | None, leaks: list[str] | None = None) -> Verdict | None:
-    """None when the text passes every mechanical check for its planned fault."""
-    if text is None or not text.strip():
-        return _fail("empty")
+def word_budget(brief: WriterBrief) -> int:
+    """The length rule the writer's prompt states and this check applies."""
     ft = fault_type(brief.fault_type)
+    return ((MAX_WORDS_NOISE if ft.extraction == ExtractionClass.noise else MAX_WORDS)
+            + WORDS_PER_EXTRA_REQUIREMENT * max(0, len(brief.requirements) - 4) + words(brief.materials.extra or ""))
+
+
+def mechanical(brief: WriterBrief, text: str | None, leaks: list[str]) -> Verdict | None:
+    """The checks that need no host data."""
+    if text is None or not text.strip():
+        return fail("empty")
     slots = [r.slot for r in brief.requirements]
     if any(s in text for s in slots if "." in s or ":" in s) or SNAKE_ASSIGN.search(text):
-        return _fail("internal_syntax")
-    if META.search(text):
-        return _fail("meta_commentary", META.search(text).group(0))  # type: ignore[union-attr]
-    budget = (MAX_WORDS_NOISE if ft.extraction == ExtractionClass.noise else MAX_WORDS) + \
-        WORDS_PER_EXTRA_REQUIREMENT * max(0, len(brief.requirements) - 4) + words(brief.materials.extra or "")
-    if words(text) > budget:
-        return _fail("too_long", f"{words(text)} words > {budget}")
-    for leak in leaks or []:
+        return fail("internal_syntax")
+    if (meta := META.search(text)) is not None:
+        return fail("meta_commentary", meta.group(0))
+    if words(text) > (budget := word_budget(brief)):
+        return fail("too_long", f"{words(text)} words > {budget}")
+    for leak in leaks:
         if leak and contains(text, leak):
-            return _fail("answer_identifier_leaked", leak)
-    target = brief.requirement(brief.target)
-    m = brief.materials
+            return fail("answer_identifier_leaked", leak)
+    return None
+
+
+def check_text(adapter: Adapter, root: Intent, truth: GroundTruth, brief: WriterBrief, text: str | None,
+               reading: TextReading | None = None) -> Verdict | None:
+    """None when the text passes every check for its planned fault."""
+    verdict = mechanical(brief, text, adapter.answer_identifiers(root))
+    if verdict is not None:
+        return verdict
+    assert text is not None
+    reading = reading or read(adapter, root, text)
     for r in brief.requirements:
-        if r.slot == brief.target:
-            continue
-        if not contains(text, r.spoken):
-            return _fail("requirement_not_conveyed", r.phrase)
+        if r.slot != brief.target and not conveyed(adapter, root, truth, reading[r.slot]):
+            st = reading[r.slot]
+            said = f": the text says {st.said()!r}" if st.mentions else ""
+            return fail("requirement_not_conveyed", f"{r.phrase}{said}")
+    return target_check(brief, reading)
+
+
+def target_check(brief: WriterBrief, reading: TextReading) -> Verdict | None:
+    """The target is treated as its class demands (whole-message classes: the text as a whole)."""
+    ft = fault_type(brief.fault_type)
+    cls = ft.extraction
+    target = brief.requirement(brief.target)
     if target is not None:
-        if ft.extraction == ExtractionClass.substituted:
-            if contains(text, target.spoken):
-                return _fail("true_value_still_present", target.spoken)
-            if not m.wrong_value or not contains(text, m.wrong_value):
-                return _fail("asserted_value_absent", m.wrong_value or "")
-        elif ft.extraction == ExtractionClass.presupposed:
-            if not contains(text, target.spoken):
-                return _fail("doubted_value_absent", target.spoken)
-            if not m.fallback or not contains(text, m.fallback):
-                return _fail("fallback_value_absent", m.fallback or "")
-        elif ft.extraction in (ExtractionClass.withheld, ExtractionClass.marked) or ft.id == "lexical_ambiguity":
-            if contains(text, target.spoken):
-                code = "withheld_value_present" if ft.extraction == ExtractionClass.withheld else "unresolved_value_present"
-                return _fail(code, target.spoken)
-        elif ft.id == "syntactic_ambiguity" and not contains(text, target.spoken):
-            return _fail("requirement_not_conveyed", target.phrase)
-    if ft.extraction == ExtractionClass.extras and (not m.extra or not contains(text, m.extra)):
-        return _fail("extra_detail_absent", m.extra or "")
-    if ft.extraction == ExtractionClass.mismatch and (not m.mismatch or not contains(text, m.mismatch)):
-        return _fail("mismatched_operation_absent", m.mismatch or "")
-    if ft.extraction == ExtractionClass.oblique:
-        low = f" {norm(text)} "
-        hit = next((p for p in REQUEST_PHRASES if f" {norm(p)} " in low), None)
-        if hit:
-            return _fail("request_language_present", hit)
+        st = reading[target.slot]
+        if cls == ExtractionClass.substituted and st.state != "other":
+            code = {"true": "true_value_still_present", "ambiguous": "asserted_value_ambiguous"}.get(st.state, "asserted_value_absent")
+            return fail(code, target.phrase)
+        if cls == ExtractionClass.presupposed and st.state != "doubted":
+            return fail("doubted_value_absent", target.phrase)
+        if cls == ExtractionClass.withheld and st.state != "open":
+            return fail("withheld_value_present", f"{target.phrase}: {st.said()}")
+        if cls == ExtractionClass.marked and st.state != "marked":
+            code = "unresolved_value_present" if st.state in ("true", "other", "ambiguous") else "marker_absent"
+            return fail(code, target.phrase)
+        if ft.id == "lexical_ambiguity" and not (st.state == "ambiguous" and len(st.values) > 1 and not st.structural):
+            code = "unresolved_value_present" if st.state == "true" else "ambiguous_word_absent"
+            return fail(code, target.phrase)
+        if ft.id == "syntactic_ambiguity" and st.state != "true" and not any(
+                m.kind == "member" or reading.truth_keys.get(target.slot) in m.values or m.slots != (target.slot,)
+                for m in reading.grounding.could_be(target.slot, "value", "member")):
+            return fail("requirement_not_conveyed", target.phrase)  # the true value, attached anywhere
+    if cls == ExtractionClass.extras and not reading.extras():
+        return fail("extra_detail_absent", brief.materials.extra or "")
+    if cls == ExtractionClass.mismatch and not [m for m in reading.operations() if m.ref != "request"]:
+        return fail("mismatched_operation_absent", brief.materials.mismatch or "")
+    if cls == ExtractionClass.oblique and reading.grounding.requests:
+        a, b = reading.grounding.requests[0]
+        return fail("request_language_present", reading.grounding.text[a:b])
     return None

@@ -11,10 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.tau2 import words
+from adapters.tau2.forms import tau2_domains
 from adapters.tau2.airline import find_reservation
 from adapters.tau2.kinds import DB
 from adapters.tau2.retail import describe_line, find_order, known_addresses, words_address
 from miscue.host import Extra, Mismatch
+from miscue.language import Domains
 from miscue.schema import Condition, Intent
 
 
@@ -107,6 +109,11 @@ class Tau2Speech:
         if field == "amount":
             return f"${value}"
         return str(value)
+
+    def value_domains(self, intent: Intent) -> Domains:
+        """Every requirement's legal values with the ways customers say them (DESIGN 6a;
+        :mod:`adapters.tau2.forms`)."""
+        return tau2_domains(self, intent)
 
     def extras(self, intent: Intent) -> list[Extra]:
         """Unneeded details a customer volunteers that, taken literally, change the database."""

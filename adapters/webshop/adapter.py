@@ -320,29 +320,48 @@ class WebShopAdapter(WebShopSpeech, Adapter[Purchase]):
         ``indistinguishable_shift`` (normalised colours equal or token_set_ratio > 85).
         Attributes have no substitutes (an ``attr:`` slot's name is its value).
         """
-        cond = intent.condition(slot)
         self._domain_parent = intent.intent_id
+        cond = intent.condition(slot)
+        clear, unclear = self.alternatives(intent, slot)
+        for v in unclear:
+            assert cond is not None
+            self._blind_shifts.setdefault(intent.with_condition(cond.with_value(v)).intent_id, set()).add(intent.intent_id)
+        return clear + unclear
+
+    def alternatives(self, intent: Intent, slot: str) -> tuple[list[Any], list[Any]]:
+        """What :meth:`domain` proposes, split into the values the reward tells from the current
+        one and those it cannot; nothing is remembered (the grounder's forms ask this too)."""
+        cond = intent.condition(slot)
         if cond is None:
-            return []
+            return [], []
         spec = self._spec(intent)
         index = self._oracle(spec.cluster).index
         if slot.startswith(OPTION):
-            name = option_name(slot)
-            offered = index.offered(name)
-            current = fuzz_process(cond.value)
-            seen_order = list(offered)
-            values = sorted((v for v in offered if fuzz_process(v) != current), key=lambda v: (-offered[v], seen_order.index(v)))
+            values = self.offered(intent, slot)
             clear = [v for v in values if distinguishable(cond.value, v)][:6]
             unclear = [v for v in values if not distinguishable(cond.value, v)][:2]
-            for v in unclear:
-                self._blind_shifts.setdefault(intent.with_condition(cond.with_value(v)).intent_id, set()).add(intent.intent_id)
-            return clear + unclear
+            return clear, unclear
         if slot == PRICE:
             low, high = index.price_range
             top = next((s for s in PRICE_RANGE if s > high), PRICE_RANGE[-1])
             steps = [s for s in PRICE_RANGE if low < s <= top and s != cond.value]
-            return sorted(steps, key=lambda s: (abs(s - cond.value), s))[:4]
-        return []
+            return sorted(steps, key=lambda s: (abs(s - cond.value), s))[:4], []
+        return [], []
+
+    def offered(self, intent: Intent, slot: str) -> list[str]:
+        """Every value the intent's cluster offers for an ``option:`` slot's option other than the
+        current one, the most offered first (from the cluster's index: no product is parsed)."""
+        cond = intent.condition(slot)
+        if cond is None or not slot.startswith(OPTION):
+            return []
+        offered = self._oracle(self._spec(intent).cluster).index.offered(option_name(slot))
+        current = fuzz_process(cond.value)
+        seen_order = list(offered)
+        return sorted((v for v in offered if fuzz_process(v) != current), key=lambda v: (-offered[v], seen_order.index(v)))
+
+    def cluster_products(self, intent: Intent) -> list[Product]:
+        """The products of the intent's cluster (what its shopper may find)."""
+        return list(self._oracle(self._spec(intent).cluster).products)
 
     def invalid_reason(self, intent: Intent) -> str | None:
         """``indistinguishable_shift`` for a substitution (of the intent whose domain was asked

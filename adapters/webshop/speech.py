@@ -10,9 +10,11 @@ from collections import Counter
 from typing import Any, Sequence
 
 from adapters.webshop.catalogue import Catalogue
+from adapters.webshop.forms import webshop_domains
 from adapters.webshop.intents import ATTR, OPTION, PRICE, UNSUPPORTED_OPERATIONS, option_name
 from adapters.webshop.matching import fuzz_process
 from miscue.host import Extra, Mismatch, NotExecutable
+from miscue.language import Domains
 from miscue.schema import Condition, Intent
 
 
@@ -38,7 +40,7 @@ class WebShopSpeech:
         if slot.startswith(OPTION):
             return f"the {option_name(slot)}"
         if slot == PRICE:
-            return "the most the user will pay"
+            return "the price limit (the most the user will pay)"
         return super().slot_phrase(intent, slot)
 
     def spoken_value(self, intent: Intent, slot: str, value: Any) -> str:
@@ -47,6 +49,12 @@ class WebShopSpeech:
         if isinstance(value, str):
             return value.replace(" | ", "/")
         return super().spoken_value(intent, slot, value)
+
+    def value_domains(self, intent: Intent) -> Domains:
+        """Every requirement's legal values with the ways shoppers say them, the store capabilities
+        a shopper may wrongly ask for and the extra details they may add (DESIGN 6a;
+        :mod:`adapters.webshop.forms`)."""
+        return webshop_domains(self, intent)
 
     def _phrase(self, slot: str, value: str) -> str:
         spoken = value.replace(" | ", "/")

@@ -1,17 +1,23 @@
-"""``miscue verify``: judge one request for a host task (any text, not only the pipeline's own)."""
+"""``miscue verify`` (judge one request for a host task: any text, not only the pipeline's own) and
+``miscue eval-verifier`` (measure the verifier on a labelled set)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
 
-from flows.cli.app import ARTIFACTS, AS_JSON, app, exit_codes, out, print_json
+from flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, OFFLINE_REPLAY, PRICE, app, err, exit_codes, fmt, models_or_fail,
+                           out, print_json)
 from flows.registry import adapter_for
-from flows.stages.benchmark import offline_gateway
+from flows.stages.evaluate import evaluate, load_set
 from flows.stages.verify import verify_sync
+from miscue.llm import Gateway
 
 
 @app.command()
@@ -21,13 +27,17 @@ def verify(
     task: str = typer.Option(..., "--task", help="the host task id whose true intent the text is about"),
     fault_type_: Optional[str] = typer.Option(None, "--fault-type", "-t", help="the claimed fault type"),
     slot: Optional[str] = typer.Option(None, "--slot", help="the claimed target slot"),
+    llm_config: Optional[Path] = LLM_CONFIG,
+    replay_only: bool = OFFLINE_REPLAY,
     as_json: bool = AS_JSON,
     artifacts: Path = ARTIFACTS,
 ) -> None:
-    """Run text checks, both extractions, agreement and admission on one request (exit 0 when admitted)."""
+    """Judge one request: without --fault-type the two extractors say which fault it carries (or
+    none); then text checks, agreement and the executed literal reading (exit 0 when admitted)."""
+    models = models_or_fail(llm_config, replay_only=replay_only)
     with exit_codes():
         adapter = adapter_for(benchmark)
-        result = verify_sync(adapter, offline_gateway(artifacts / "store"), task, text, fault_type_, slot)
+        result = verify_sync(adapter, Gateway(models.resolve(), artifacts / "store"), task, text, fault_type_, slot)
     if as_json:
         print_json(result.as_dict())
     else:
@@ -38,3 +48,56 @@ def verify(
         colour = "green" if result.admitted else "red"
         out.print(f"[bold {colour}]verdict:[/] {v['code']} {v['detail']} (fault type {result.fault_type}, slot {result.slot})")
     raise typer.Exit(0 if result.admitted else 1)
+
+
+@app.command("eval-verifier")
+def eval_verifier(
+    labelled: Path = typer.Argument(..., help="the labelled set (JSON Lines: text, benchmark, task_id, claimed_type?, slot?, expected)"),
+    llm_config: Optional[Path] = LLM_CONFIG,
+    price: Optional[float] = PRICE,
+    replay_only: bool = OFFLINE_REPLAY,
+    split: Optional[list[str]] = typer.Option(None, "--split", help="only these splits of the set (repeatable)"),
+    as_json: bool = AS_JSON,
+    artifacts: Path = ARTIFACTS,
+) -> None:
+    """Measure the verifier (its two extractors, checks and admission) on a labelled set: precision,
+    recall and F1 overall, per fault type, per benchmark and per split; verdict codes; agreement."""
+    models = models_or_fail(llm_config, price=price, replay_only=replay_only)
+    with exit_codes():
+        items = load_set(labelled)
+        if split:
+            items = [i for i in items if i.split in split]
+    gateway = Gateway(models.resolve(), artifacts / "store")
+    with exit_codes(), Progress(TextColumn("verifying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                console=err, disable=as_json or not err.is_terminal, transient=True) as bar:
+        task = bar.add_task("requests", total=len(items))
+        evaluation = asyncio.run(evaluate(items, gateway, progress=lambda d, _n: bar.update(task, completed=d)))
+    report = evaluation.report()
+    if as_json:
+        print_json(report)
+        return
+    out.print(_scores_table("overall and per split", {"all": report["overall"], **report["by_split"]}))
+    out.print(_scores_table("per fault type (true type)", report["per_type"]))
+    out.print(_scores_table("per benchmark", report["per_benchmark"]))
+    agree = Table(title="extractor agreement (blind class / slot) per true type")
+    for col in ("type", "class", "slot", "n"):
+        agree.add_column(col, justify="left" if col == "type" else "right")
+    for t, a in report["extractor_agreement"].items():
+        agree.add_row(t, fmt(a["class"]), fmt(a["slot"]), str(a["n"]))
+    out.print(agree)
+    codes = Table(title="verdict codes (expected -> got)")
+    codes.add_column("expected -> verdict")
+    codes.add_column("n", justify="right")
+    for code, n in report["verdict_codes"].items():
+        codes.add_row(code, str(n))
+    out.print(codes)
+
+
+def _scores_table(title: str, rows: dict[str, dict[str, Any]]) -> Table:
+    t = Table(title=title)
+    for col in ("", "n", "admit labels", "tp", "fp", "fn", "precision", "recall", "F1"):
+        t.add_column(col, justify="left" if col == "" else "right")
+    for name, s in rows.items():
+        t.add_row(name, str(s["n"]), str(s["admit_labels"]), str(s["tp"]), str(s["fp"]), str(s["fn"]),
+                  fmt(s["precision"]), fmt(s["recall"]), fmt(s["f1"]))
+    return t

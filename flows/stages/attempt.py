@@ -103,8 +103,8 @@ class Plan(Protocol):
     async def write(self, call: Caller, row: Attempt) -> str:
         """The request text (one or two writer calls; records the card version)."""
 
-    def check_text(self, text: str, leaks: list[str], row: Attempt) -> Verdict | None:
-        """The cheap checks before any extractor call."""
+    def check_text(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str, row: Attempt) -> Verdict | None:
+        """The checks before any extractor call: mechanical, then grounded in the host's data."""
 
     def extraction_input(self, text: str) -> ExtractionInput:
         """What the extractors see: the true requirements and the text, never the plan."""
@@ -162,10 +162,11 @@ class AttemptPipeline:
         return await self.judge(plan, graph.root.intent, graph.root.ground_truth, text, row)
 
     async def judge(self, plan: Plan, root: Intent, truth: GroundTruth, text: str, row: Attempt,
-                    known_a: Any = None) -> tuple[Attempt, Any]:
+                    known_a: Any = None, known_b: Any = None) -> tuple[Attempt, Any]:
         """Text checks, extractor A, extractor B (only when A matches the plan), agreement and
-        admission, on any text. ``known_a``: extractor A's answers when the caller already has them."""
-        verdict = plan.check_text(text, self.adapter.answer_identifiers(root), row)
+        admission, on any text. ``known_a``/``known_b``: an extractor's answers when the caller
+        already has them."""
+        verdict = plan.check_text(self.adapter, root, truth, text, row)
         if verdict is not None:
             return row.decide(verdict), None
         inp = plan.extraction_input(text)
@@ -176,7 +177,7 @@ class AttemptPipeline:
             verdict = plan.gate(a, "a")
             if verdict is not None:
                 return row.decide(verdict), None  # the second extractor is skipped: A already fails the plan
-            b = await plan.extract(self.call, "extractor_b", inp, calls)
+            b = known_b if known_b is not None else await plan.extract(self.call, "extractor_b", inp, calls)
         except TransientProviderError as exc:
             return row.decide(Verdict(stage="extract", code="extract:provider_error", detail=str(exc)[:300])), None
         plan.record_extraction(row, "b", b)

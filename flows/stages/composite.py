@@ -114,17 +114,18 @@ class CompositePlan:
         row.materials_json = canonical_json(materials)
         return text
 
-    def check_text(self, text: str, leaks: list[str], row: Attempt) -> Verdict | None:
+    def check_text(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str, row: Attempt) -> Verdict | None:
         if self.plan.two_pass:
             first = json.loads(row.materials_json or "{}").get("first_pass") or ""
-            verdict = repaired_by_transform(self.plan, first, text)
+            verdict = repaired_by_transform(adapter, root, self.plan, first, text)
             if verdict is not None:
                 return verdict
-        return check_composite_text(self.plan, text, leaks)
+        return check_composite_text(adapter, root, truth, self.plan, text)
 
     def extraction_input(self, text: str) -> ExtractionInput:
         base = self.plan.briefs[0]
-        return ExtractionInput(context=base.context, request=base.request, requirements=base.requirements, text=text)
+        requirements = self.plan.components[0].extraction or base.requirements
+        return ExtractionInput(context=base.context, request=base.request, requirements=requirements, text=text)
 
     async def extract(self, call: Any, role: str, inp: ExtractionInput, call_ids: list[str]) -> Found:
         messages, version = writing.render_multi(inp)

@@ -16,7 +16,7 @@ from typing import Any
 from flows.stages.attempt import AttemptPipeline, Judgement, RunResult, gather_all, refused_record, sample_record
 from flows.stages.shifts import shift_options
 from miscue import writing
-from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction, WriterBrief
+from miscue.briefs import BlindExtraction, ExtractionInput, Requirement, TargetedExtraction, WriterBrief
 from miscue.canonical import canonical_json, content_hash
 from miscue.config import GenerateConfig, role_models
 from miscue.host import Adapter
@@ -37,6 +37,7 @@ class SinglePlan:
 
     brief: WriterBrief
     cell_id: str = ""
+    requirements: list[Requirement] | None = None  # the extractors' view (default: the brief's)
 
     def record(self, graph: IntentGraph, index: int) -> Attempt:
         b = self.brief
@@ -51,12 +52,13 @@ class SinglePlan:
         row.card_version = version
         return (await call("writer", messages, version, row.call_ids)).text.strip()
 
-    def check_text(self, text: str, leaks: list[str], row: Attempt) -> Verdict | None:
-        return check_text(self.brief, text, leaks)
+    def check_text(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str, row: Attempt) -> Verdict | None:
+        return check_text(adapter, root, truth, self.brief, text)
 
     def extraction_input(self, text: str) -> ExtractionInput:
         b = self.brief
-        return ExtractionInput(context=b.context, request=b.request, requirements=b.requirements, text=text)
+        return ExtractionInput(context=b.context, request=b.request, requirements=self.requirements or b.requirements,
+                               text=text)
 
     async def extract(self, call: Any, role: str, inp: ExtractionInput, call_ids: list[str]) -> Found:
         return await extract_single(call, role, inp, call_ids)
@@ -73,7 +75,7 @@ class SinglePlan:
         verdict = blind_matches_plan(self.brief, b[0], "b") or targeted_agree(self.brief, a[1], b[1])
         if verdict is not None:
             return Judgement(verdict)
-        admission = admit(adapter, root, truth, self.brief, a[1])  # type: ignore[arg-type]
+        admission = admit(adapter, root, truth, self.brief, a[1], text=text)  # type: ignore[arg-type]
         verdict = admission.verdict
         if admission.admitted and admission.executed == 0:
             verdict = Verdict(stage="admit", code="admit:no_executed_reading")
@@ -111,7 +113,7 @@ class SingleCell:
 
     def plan(self, index: int) -> SinglePlan:
         planned: AttemptPlan = self.planner.attempt(self.cell, self.graph, index)
-        return SinglePlan(planned.brief, self.cell_id)
+        return SinglePlan(planned.brief, self.cell_id, planned.extraction)
 
     def refused(self, index: int, error: PlanError) -> Attempt:
         return refused_record(self.graph, self.cell_id, 1, self.fault_types, index, error)

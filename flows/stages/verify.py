@@ -1,9 +1,10 @@
 """``miscue verify``: judge any request for a host task through the attempt pipeline.
 
-For auditing a corpus or checking a hand-written request: the plan is the claim (fault type and
-slot) when given, else what extractor A found; the materials the text checks need are taken from
-extractor A's targeted answer, so nothing about the request has to come from the pipeline's own
-writer. From there the request goes through :meth:`AttemptPipeline.judge` like any attempt.
+Without a claim the verifier is plan-free: both extractors read the text blind (which flaw, on
+which requirement) and the fault type they point to becomes the plan; with ``--fault-type`` and
+``--slot`` the claim is the plan. The materials the checks need are taken from extractor A's
+targeted answer, and the request goes through :meth:`AttemptPipeline.judge` like any attempt:
+grounded text checks, agreement, and the literal reading built from the text, executed.
 """
 
 from __future__ import annotations
@@ -14,14 +15,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flows.stages.attempt import AttemptPipeline
-from flows.stages.single import SinglePlan, extract_single
+from flows.stages.single import Found, SinglePlan, extract_single
 from miscue.briefs import BlindExtraction, ExtractionInput, Materials, TargetedExtraction, WriterBrief
 from miscue.errors import BadInput
 from miscue.host import Adapter
+from miscue.language import cues, fold
 from miscue.llm import Gateway
 from miscue.planning import Planner
-from miscue.schema import Attempt, Intent, Verdict
+from miscue.schema import Attempt, GroundTruth, Intent, Verdict
 from miscue.taxonomy import FAULT_TYPES, SLOT_TARGETS, ExtractionClass, fault_type
+from verifiers.reading import read
 
 
 @dataclass
@@ -39,6 +42,8 @@ class Verification:
     fault_type: str | None = None
     slot: str | None = None
     steps: list[Step] = field(default_factory=list)
+    found: dict[str, dict[str, Any]] = field(default_factory=dict)  # extractor -> type, slot, class
+    reading: dict[str, Any] = field(default_factory=dict)  # slot -> what the text says
     verdict: Verdict | None = None
 
     @property
@@ -48,7 +53,8 @@ class Verification:
     def as_dict(self) -> dict[str, Any]:
         return {
             "benchmark": self.benchmark, "task_id": self.task_id, "text": self.text,
-            "fault_type": self.fault_type, "slot": self.slot, "admitted": self.admitted,
+            "fault_type": self.fault_type, "slot": self.slot, "admitted": self.admitted, "found": self.found,
+            "reading": self.reading,
             "verdict": self.verdict.model_dump() if self.verdict else {"stage": "admit", "code": "admitted", "detail": ""},
             "steps": [{"name": s.name, "ok": s.ok, "detail": s.detail} for s in self.steps],
         }
@@ -63,6 +69,11 @@ def infer_type(blind: BlindExtraction, targeted: TargetedExtraction | None, inte
         return candidates[0].id
     if blind.flaw == ExtractionClass.ambiguous.value:
         return "lexical_ambiguity" if targeted is not None and targeted.second_reading else "syntactic_ambiguity"
+    said = fold(targeted.surface or "") if targeted is not None else ""
+    if said and cues.REFERRING.search(said):  # a pointer, even to an ordered value ("the budget I mentioned")
+        return "referential_ambiguity"
+    if said and cues.VAGUE.search(said):
+        return "vagueness_subjectivity"
     ordered = blind.requirement is not None and adapter.is_ordered_slot(intent, blind.requirement)
     return "vagueness_subjectivity" if ordered else "referential_ambiguity"
 
@@ -82,11 +93,27 @@ def _json(value: str | None) -> Any:
     return json.loads(value) if value else None
 
 
+def task_intent(adapter: Adapter, task_id: str) -> tuple[Intent, GroundTruth]:
+    """A host task's true intent and its executed ground truth (BadInput naming the task)."""
+    seeds: dict[str, Any] = adapter.__dict__.setdefault("_seeds_by_id", {s.task_id: s for s in adapter.load_seeds()})
+    if task_id not in seeds:
+        raise BadInput(f"{adapter.benchmark} has no task {task_id!r}")
+    check = adapter.validate(seeds[task_id])
+    if not check.ok or check.intent is None:
+        raise BadInput(f"task {task_id} has no verifiable intent ({check.code}: {check.detail})")
+    return check.intent, adapter.ground_truth(check.intent)
+
+
+def check_claim(intent: Intent, task_id: str, claimed_type: str | None, claimed_slot: str | None) -> None:
+    if claimed_type is not None:
+        fault_type(claimed_type)
+    if claimed_slot is not None and intent.condition(claimed_slot) is None:
+        raise BadInput(f"slot {claimed_slot!r} is not a requirement of task {task_id}; slots: {', '.join(intent.slots)}")
+
+
 def steps_of(row: Attempt, truth_hash: str) -> list[Step]:
-    """What each step of the pipeline found, from the attempt's record."""
-    out = [Step(f"extract_{who}", getattr(row, f"blind_{who}") is not None,
-                {"blind": _json(getattr(row, f"blind_{who}")), "targeted": _json(getattr(row, f"targeted_{who}"))})
-           for who in ("a", "b") if getattr(row, f"blind_{who}") is not None]
+    """What each step of the pipeline decided, from the attempt's record."""
+    out = []
     text_failed = row.stage == "text"
     out.append(Step("text_checks", not text_failed, {"code": row.code, "detail": row.detail} if text_failed else None))
     if row.stage in ("agree", "admit", "extract"):
@@ -97,35 +124,41 @@ def steps_of(row: Attempt, truth_hash: str) -> list[Step]:
     return out
 
 
+def _finding(found: Found, intent: Intent, adapter: Adapter) -> dict[str, Any]:
+    blind, targeted = found
+    if blind is None:
+        return {"class": None, "fault_type": None, "slot": None, "targeted": None}
+    return {"class": blind.flaw, "slot": blind.requirement,
+            "fault_type": infer_type(blind, targeted, intent, adapter) if blind.flaw != "none" else None,
+            "targeted": targeted.model_dump(exclude_none=True) if targeted else None}
+
+
 async def verify(adapter: Adapter, gateway: Gateway, task_id: str, text: str,
                  claimed_type: str | None = None, claimed_slot: str | None = None) -> Verification:
+    if not text or not text.strip():
+        raise BadInput("the request text is empty")
     result = Verification(adapter.benchmark, task_id, text, claimed_type, claimed_slot)
-    seed = next((s for s in adapter.load_seeds() if s.task_id == task_id), None)
-    if seed is None:
-        raise BadInput(f"{adapter.benchmark} has no task {task_id!r}")
-    check = adapter.validate(seed)
-    if not check.ok or check.intent is None:
-        raise BadInput(f"task {task_id} has no verifiable intent ({check.code}: {check.detail})")
-    intent = check.intent
-    truth = adapter.ground_truth(intent)
-    if claimed_type is not None:
-        fault_type(claimed_type)
-    if claimed_slot is not None and intent.condition(claimed_slot) is None:
-        raise BadInput(f"slot {claimed_slot!r} is not a requirement of task {task_id}; slots: {', '.join(intent.slots)}")
-    reqs = Planner(adapter).requirements(intent)
+    intent, truth = task_intent(adapter, task_id)
+    check_claim(intent, task_id, claimed_type, claimed_slot)
+    planner = Planner(adapter)
+    reqs = planner.requirements(intent)
     result.steps.append(Step("intent", True, {r.slot: r.spoken for r in reqs}))
+    result.reading = {s: {"state": st.state, "said": st.said()} for s, st in read(adapter, intent, text).slots.items()}
     pipeline = AttemptPipeline(adapter, gateway)
-    inp = ExtractionInput(context=adapter.context_line(intent), request=adapter.request_phrase(intent), requirements=reqs,
-                          text=text)
+    inp = ExtractionInput(context=adapter.context_line(intent), request=adapter.request_phrase(intent),
+                          requirements=planner.requirements(intent, options=True), text=text)
     row = Attempt(benchmark=adapter.benchmark, task_id=task_id, graph_id="", cell_id="", k=1, fault_types=[], attempt=0,
                   text=text, call_ids=[], readings_json="[]", readings_executed=0, truth_hash=truth.hash)
     a = await extract_single(pipeline.call, "extractor_a", inp, row.call_ids or [])
+    b = await extract_single(pipeline.call, "extractor_b", inp, row.call_ids or [])
+    result.found = {"a": _finding(a, intent, adapter), "b": _finding(b, intent, adapter)}
+    for who, found in (("a", a), ("b", b)):
+        result.steps.append(Step(f"extract_{who}", found[0] is not None, result.found[who]))
     if claimed_type is None:
         blind_a, targeted_a = a
         if blind_a is None or blind_a.flaw == "none":
-            result.steps.append(Step("extract_a", blind_a is not None,
-                                     {"blind": blind_a.model_dump() if blind_a else None, "targeted": None}))
-            result.verdict = Verdict(stage="extract", code="extract:no_fault_found", detail="extractor A finds no miscommunication")
+            result.verdict = Verdict(stage="extract", code="extract:no_fault_found",
+                                     detail="extractor A finds no miscommunication")
             return result
         claimed_type = infer_type(blind_a, targeted_a, intent, adapter)
         claimed_slot = claimed_slot or blind_a.requirement
@@ -137,9 +170,9 @@ async def verify(adapter: Adapter, gateway: Gateway, task_id: str, text: str,
                         fault_type=claimed_type, target=target)
     brief = brief.model_copy(update={"materials": _materials(a[1], brief)})
     row.fault_types, row.targets = [claimed_type], [target]
-    plan = SinglePlan(brief)
+    plan = SinglePlan(brief, requirements=inp.requirements)
     plan.record_extraction(row, "a", a)
-    row, _ = await pipeline.judge(plan, intent, truth, text, row, known_a=a)
+    row, _ = await pipeline.judge(plan, intent, truth, text, row, known_a=a, known_b=b)
     result.steps += steps_of(row, truth.hash)
     result.verdict = None if row.admitted else Verdict(stage=row.stage, code=row.code or "", detail=row.detail)  # type: ignore[arg-type]
     return result

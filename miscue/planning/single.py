@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from miscue.host import Adapter, Extra, Mismatch, NotExecutable
-from miscue.briefs import Materials, Requirement, WriterBrief
+from miscue.briefs import Materials, Option, Requirement, WriterBrief
 from miscue.canonical import canonical_json, content_hash
+from miscue.language import Member
 from miscue.schema import FaultSpec, GroundTruth, Intent, IntentGraph
 from miscue.taxonomy import ExtractionClass, FaultType, SlotFacts, applicable, fault_type
 
@@ -27,6 +28,8 @@ OFF_TOPICS = (
     "the garden I have been planting this spring",
     "the new puppy my neighbours just adopted",
 )
+MAX_FORMS = 24  # other ways of saying one value, shown to a model
+MAX_OPTIONS = 12  # other legal values of one requirement, shown to the extractors
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = {"the", "a", "an", "my", "of", "on", "in", "and", "with", "to", "for", "ending"}
 
@@ -52,10 +55,12 @@ class CellPlan:
 
 @dataclass
 class AttemptPlan:
-    """The brief for one attempt plus the real values behind its spoken materials."""
+    """The brief for one attempt plus the real values behind its spoken materials, and what the
+    extractors are shown of the requirements (the brief's, with every other legal value)."""
 
     brief: WriterBrief
     component: FaultSpec
+    extraction: list[Requirement] = field(default_factory=list)
     values: dict[str, Any] = field(default_factory=dict)  # e.g. {"wrong_value": 12, "fallback": "economy"}
     extra: Extra | None = None
     mismatch: Mismatch | None = None
@@ -104,12 +109,28 @@ class Planner:
     def spoken(self, intent: Intent, slot: str, value: Any) -> str:
         return self.adapter.spoken_value(intent, slot, value)
 
-    def requirements(self, intent: Intent) -> list[Requirement]:
-        return [
-            Requirement(slot=c.slot, phrase=self.adapter.slot_phrase(intent, c.slot),
-                        spoken=self.spoken(intent, c.slot, c.value), ordered=self.adapter.is_ordered_slot(intent, c.slot))
-            for c in intent.conditions
-        ]
+    def requirements(self, intent: Intent, options: bool = False) -> list[Requirement]:
+        """The true requirements in the domain's words, each with the other ways customers say
+        its value; with ``options`` (the extractors' view) also every other legal value."""
+        domains = self.adapter.grounder(intent).domains
+        out = []
+        for c in intent.conditions:
+            d = domains[c.slot]
+            spoken = self.spoken(intent, c.slot, c.value)
+            says = [f for f in d.true_value.forms if f != spoken][:MAX_FORMS]
+            parts = [self._part(p) for p in d.parts if p.key in d.true_value.members]
+            if d.parts:  # a list's other legal values, part by part (another card, another flight)
+                alts = [self._part(p) for p in d.parts if p.key not in d.true_value.members][:MAX_OPTIONS]
+            else:
+                alts = [Option(say=v.spoken, also=list(v.forms[1:MAX_FORMS + 1])) for v in d.values[1:MAX_OPTIONS + 1]]
+            out.append(Requirement(slot=c.slot, phrase=self.adapter.slot_phrase(intent, c.slot), spoken=spoken,
+                                   ordered=self.adapter.is_ordered_slot(intent, c.slot), says=says, parts=parts,
+                                   options=alts if options else []))
+        return out
+
+    @staticmethod
+    def _part(p: Member) -> Option:
+        return Option(say=p.forms[0], also=list(p.forms[1:MAX_FORMS + 1]), partly=list(p.weak[:4]))
 
     def distinctive(self, intent: Intent, slot: str) -> bool:
         """The slot's spoken value neither contains nor is contained in another requirement's."""
@@ -202,6 +223,7 @@ class Planner:
                               request=self.adapter.request_phrase(root), requirements=self.requirements(root),
                               fault_type=ft.id, target=target, attempt=attempt),
             component=FaultSpec(fault_type=ft.id, target=target),
+            extraction=self.requirements(root, options=True),
         )
         if ft.extraction in (ExtractionClass.substituted, ExtractionClass.presupposed):
             value, _ = self.alternatives(root, truth, target)[turn % len(self.alternatives(root, truth, target))]  # type: ignore[arg-type]

@@ -3,7 +3,7 @@ per fault type: the fixtures of the offline-model and card tests (independent of
 
 from __future__ import annotations
 
-from miscue.briefs import ExtractionInput, Materials, Requirement, WriterBrief
+from miscue.briefs import ExtractionInput, Materials, Option, Requirement, WriterBrief
 
 RETAIL = dict(
     benchmark="tau2-retail",
@@ -27,7 +27,7 @@ RETAIL_PLANS = {
     "irrelevant_information": (None, {"extra": "I'd prefer the replacement to have a white backlight"}),
     "lexical_ambiguity": ("payment_method_id", {"ambiguous_word": "my card",
                                                 "senses": ["my credit card ending in 7447", "my gift card"]}),
-    "syntactic_ambiguity": ("new_switch_type", {"companion": "the keycaps"}),
+    "syntactic_ambiguity": ("new_switch_type", {"companion": "the old switch type"}),
     "referential_ambiguity": ("old_item", {"pointer": "the usual one"}),
     "vagueness_subjectivity": ("new_size", {"vague_word": "a comfortable"}),
 }
@@ -53,7 +53,7 @@ AIRLINE_PLANS = {
     "irrelevant_information": (None, {"extra": "with one checked bag"}),
     "lexical_ambiguity": ("payment_id", {"ambiguous_word": "my Visa",
                                          "senses": ["my Visa card ending in 2051", "my Visa debit card"]}),
-    "syntactic_ambiguity": ("cabin_class", {"companion": "the return flight"}),
+    "syntactic_ambiguity": ("cabin_class", {"companion": "the other cabin"}),
     "referential_ambiguity": ("reservation_id", {"pointer": "the one I booked last week"}),
     "vagueness_subjectivity": ("new_date", {"vague_word": "a convenient"}),
 }
@@ -68,6 +68,23 @@ def make_brief(domain: str, fault_type: str, attempt: int = 0) -> WriterBrief:
                        attempt=attempt)
 
 
+#: what an extraction form adds to each requirement (as the planner does from host data): other
+#: ways of saying the true value, and the other legal values with theirs
+FORM = {
+    "order_id": (["W2378156", "order #W2378156"], [("#W1234567", [])]),
+    "old_item": (["mechanical keyboard"], [("the wireless mouse", ["mouse"])]),
+    "new_switch_type": (["clicky switches"], [("tactile", ["tactile switches"]), ("linear", ["linear switches"])]),
+    "new_size": (["full-size", "full sized"], [("80%", ["tenkeyless"]), ("60%", [])]),
+    "payment_method_id": (["my card", "card ending in 7447", "credit card ending 7447"],
+                          [("my gift card", ["my card", "gift card"])]),
+    "reservation_id": (["reservation 4WQ150"], [("XK12ZP", [])]),
+    "new_date": (["May 24th", "the 24th"], [("May 25", ["May 25th", "the 25th"]), ("May 26", ["May 26th"])]),
+    "cabin_class": (["business class"], [("economy", ["economy class"]), ("basic economy", [])]),
+    "payment_id": (["my Visa", "Visa ending in 2051", "card ending 2051"], [("my Visa debit card", ["my Visa", "Visa debit"])]),
+}
+
+
 def extraction_input(brief: WriterBrief, text: str) -> ExtractionInput:
-    return ExtractionInput(context=brief.context, request=brief.request,
-                           requirements=brief.requirements, text=text)
+    reqs = [r.model_copy(update={"says": FORM[r.slot][0], "options": [Option(say=say, also=also) for say, also in FORM[r.slot][1]]})
+            for r in brief.requirements]
+    return ExtractionInput(context=brief.context, request=brief.request, requirements=reqs, text=text)

@@ -23,7 +23,7 @@ from miscue.writing import (
     render_writer,
 )
 
-from support.briefs import DOMAINS, extraction_input, make_brief
+from support.briefs import DOMAINS, FORM, extraction_input, make_brief
 
 # Every way a fault type could be named in a form (ids and their human spellings).
 TYPE_NAMES = sorted({n for ft in FAULT_TYPES for n in (ft, ft.replace("_", " "))}
@@ -61,12 +61,18 @@ def test_every_fault_type_has_a_card():
 @pytest.mark.parametrize("fault_type", list(FAULT_TYPES))
 def test_card_renders_with_the_brief_embedded(domain, fault_type):
     brief = make_brief(domain, fault_type, attempt=2)
+    says = {r.slot: FORM[r.slot][0] for r in brief.requirements}
+    brief = brief.model_copy(update={"requirements": [r.model_copy(update={"says": says[r.slot]}) for r in brief.requirements]})
     messages, version = render_writer(brief)
     system, text = messages[0]["content"], user(messages)
     assert re.fullmatch(r"[0-9a-f]{16}", version)
     # the generic rules
-    for rule in ("first person", "130 words", "verbatim", "instructions", "slot ids"):
+    for rule in ("first person", "130 words", "meaning exact", "instructions", "slot ids"):
         assert rule in system
+    # values are given, and may be said as a customer would: no card demands a verbatim copy
+    assert "verbatim" not in system and "verbatim" not in text
+    for r in brief.requirements:
+        assert f'- {r.phrase}: "{r.spoken}" (also said: "{r.says[0]}"' in text
     # the brief as JSON, readable by any model
     found = re.findall(r"<brief>(.*?)</brief>", text, re.DOTALL)
     assert len(found) == 1 and WriterBrief.model_validate_json(found[0]) == brief
@@ -179,8 +185,9 @@ def test_blind_form_never_reveals_the_plan(domain, fault_type):
         for name in TYPE_NAMES:
             assert name not in outside, name
         truthless = outside
-        for r in brief.requirements:  # the truth is shown on purpose; a material may be part of it
-            truthless = truthless.replace(r.spoken.lower(), "")
+        for r in inp.requirements:  # the truth and every legal value are shown on purpose, all alike
+            for said in sorted({r.spoken, *r.says, *(x for o in r.options for x in (o.say, *o.also))}, key=len, reverse=True):
+                truthless = truthless.replace(said.lower(), "")
         for material in materials_of(brief):
             assert material.lower() not in truthless, material
         assert "<form>" not in whole

@@ -27,6 +27,11 @@ def _plan(task0, fault):
     return planner.attempt(cell, graph, 0)
 
 
+def _check(task0, brief: WriterBrief, text: str):
+    adapter, graph, _ = task0
+    return check_text(adapter, graph.root.intent, graph.root.ground_truth, brief, text)
+
+
 def _plain(brief: WriterBrief, drop: str | None = None, extra: str = "") -> str:
     parts = [f"{r.phrase} is {r.spoken}" for r in brief.requirements if r.slot != drop]
     return f"I'd like to {brief.request}: " + "; ".join(parts) + extra + "."
@@ -48,16 +53,18 @@ def test_factual_error_admitted_only_with_a_consequential_wrong_value(task0):
     brief, target = plan.brief, plan.brief.target
     wrong = brief.materials.wrong_value
     text = _plain(brief, drop=target) + f" and {brief.requirement(target).phrase} is {wrong}"
-    assert check_text(brief, text) is None
-    assert check_text(brief, _plain(brief)).code == "text:true_value_still_present"
+    assert _check(task0, brief, text) is None
+    assert _check(task0, brief, _plain(brief)).code == "text:true_value_still_present"
     ex = TargetedExtraction(flaw="substituted", requirement=target, stated_value=wrong)
     assert blind_matches_plan(brief, BlindExtraction(flaw="substituted", requirement=target), "a") is None
     assert targeted_agree(brief, ex, ex) is None
-    ok = admit(adapter, graph.root.intent, graph.root.ground_truth, brief, ex)
+    ok = admit(adapter, graph.root.intent, graph.root.ground_truth, brief, ex, text=text)
     assert ok.admitted and ok.executed == 1 and ok.readings[0].truth.hash != graph.root.ground_truth.hash
+    assert ok.readings[0].source == "text"  # the wrong value was read from the text, not from the plan
     true_value = brief.requirement(target).spoken
-    same = admit(adapter, graph.root.intent, graph.root.ground_truth, brief, ex.model_copy(update={"stated_value": true_value}))
-    assert same.verdict.code == "admit:substitution_without_consequence"
+    same = admit(adapter, graph.root.intent, graph.root.ground_truth, brief, ex.model_copy(update={"stated_value": true_value}),
+                 text=_plain(brief))
+    assert same.verdict.code == "admit:stated_value_not_a_legal_value"  # the truth is no other value
     bogus = admit(adapter, graph.root.intent, graph.root.ground_truth, brief, ex.model_copy(update={"stated_value": "purple unicorn"}))
     assert bogus.verdict.code == "admit:stated_value_not_a_legal_value"
 
@@ -78,8 +85,8 @@ def test_withheld_needs_the_drop_to_change_the_answer(task0):
     adapter, graph, _ = task0
     plan = _plan(task0, "insufficient_information")
     brief = plan.brief
-    assert check_text(brief, _plain(brief)).code == "text:withheld_value_present"
-    assert check_text(brief, _plain(brief, drop=brief.target)) is None
+    assert _check(task0, brief, _plain(brief)).code == "text:withheld_value_present"
+    assert _check(task0, brief, _plain(brief, drop=brief.target)) is None
     res = admit(adapter, graph.root.intent, graph.root.ground_truth, brief, TargetedExtraction(flaw="withheld", requirement=brief.target))
     assert res.admitted and res.readings[0].truth.issuperset(graph.root.ground_truth)
 
@@ -100,7 +107,7 @@ def test_extra_detail_is_executed(task0):
     ex = TargetedExtraction(flaw="extras", detail=plan.brief.materials.extra)
     res = admit(adapter, graph.root.intent, graph.root.ground_truth, plan.brief, ex)
     assert res.admitted and res.readings[0].truth.hash != graph.root.ground_truth.hash
-    assert check_text(plan.brief, _plain(plan.brief)).code == "text:extra_detail_absent"
+    assert _check(task0, plan.brief, _plain(plan.brief)).code == "text:extra_detail_absent"
 
 
 def test_lexical_readings_must_differ_with_one_true(task0, retail, retail_build):
@@ -116,7 +123,7 @@ def test_lexical_readings_must_differ_with_one_true(task0, retail, retail_build)
     res = admit(retail, graph.root.intent, graph.root.ground_truth, brief, ex)
     assert res.admitted and len(res.readings) == 2
     same = admit(retail, graph.root.intent, graph.root.ground_truth, brief, ex.model_copy(update={"second_reading": brief.materials.senses[0]}))
-    assert same.verdict.code == "admit:readings_agree"
+    assert same.verdict.code == "admit:second_reading_not_a_legal_value"  # the truth is no second reading
 
 
 def test_noise_and_oblique_text_rules(task0):
@@ -125,7 +132,7 @@ def test_noise_and_oblique_text_rules(task0):
     res = admit(adapter, graph.root.intent, graph.root.ground_truth, noise, TargetedExtraction(flaw="noise", span="x"))
     assert res.admitted and res.executed == 1
     oblique = _plan(task0, "indirect_intent").brief
-    assert check_text(oblique, _plain(oblique)).code == "text:request_language_present"
-    assert check_text(oblique, "exchange.order = 1").code == "text:internal_syntax"
-    assert check_text(oblique, "As an AI, " + _plain(oblique)).code == "text:meta_commentary"
-    assert check_text(oblique, " ".join(["word"] * 200)).code == "text:too_long"
+    assert _check(task0, oblique, _plain(oblique)).code == "text:request_language_present"
+    assert _check(task0, oblique, "exchange.order = 1").code == "text:internal_syntax"
+    assert _check(task0, oblique, "As an AI, " + _plain(oblique)).code == "text:meta_commentary"
+    assert _check(task0, oblique, " ".join(["word"] * 200)).code == "text:too_long"

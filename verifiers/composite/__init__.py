@@ -28,9 +28,9 @@ stage they belong to (a second-pass repair at ``write``, claims and unplanned fa
 from verifiers.composite.extraction import (CompositeExtraction, Key, claims_conflict, flaw_of, found_key, missing_components,
                                             planned_key, unplanned)
 from verifiers.composite.merged import merged_reading
-from verifiers.composite.text import check_composite_text, hidden_slots, mark_failure, repaired_by_transform
+from verifiers.composite.text import check_composite_text, mark_failure, repaired_by_transform
 from verifiers.composite.verdict import ComponentResult, CompositeResult, verify_composite
 
 __all__ = ["ComponentResult", "CompositeExtraction", "CompositeResult", "Key", "check_composite_text", "claims_conflict",
-           "flaw_of", "found_key", "hidden_slots", "mark_failure", "merged_reading", "missing_components", "planned_key",
+           "flaw_of", "found_key", "mark_failure", "merged_reading", "missing_components", "planned_key",
            "repaired_by_transform", "unplanned", "verify_composite"]

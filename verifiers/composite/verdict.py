@@ -13,6 +13,7 @@ from miscue.schema import GroundTruth, Intent, Verdict
 from miscue.taxonomy import WHOLE_MESSAGE_TYPES, takes_slot
 from verifiers.admission import Admission, Reading, admit
 from verifiers.agreement import targeted_agree
+from verifiers.reading import read
 from verifiers.composite.extraction import (CompositeExtraction, Key, claims_conflict, composite_verdict, found_key,
                                             missing_components, planned_key, unplanned)
 from verifiers.composite.merged import merged_reading, moved_reading
@@ -114,8 +115,9 @@ def verify_composite(adapter: Adapter, root: Intent, truth: GroundTruth, plan: C
                 c.verdict = composite_verdict("agree", "agree:slot_mismatch",
                                f"component {t}: extractor {who}'s targeted answer on {got.requirement!r}, plan {c.plan.component.target!r}")
                 return done(c.verdict)
+    reading = read(adapter, root, text)
     for c in comps:
-        c.admission = admit(adapter, root, truth, c.plan.brief, c.targeted_a)  # type: ignore[arg-type]
+        c.admission = admit(adapter, root, truth, c.plan.brief, c.targeted_a, reading)  # type: ignore[arg-type]
         if not c.admission.admitted:
             c.verdict = c.admission.verdict
             assert c.verdict is not None

@@ -8,15 +8,53 @@ which fields each flaw's targeted form carries and nothing about how a flaw is f
 
 from __future__ import annotations
 
+import re
 from abc import ABC, abstractmethod
 from typing import Generic, TypeVar
 
 from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
+from miscue.language import Domains
+from miscue.language.states import TextReading
 
 View = TypeVar("View")
 
 #: The flaws that sit on one requirement and are judged by the words stated for it.
 REQUIREMENT_FLAWS = ("substituted", "withheld", "marked", "ambiguous")
+#: the order in which the blind form reports one flaw when it sees several
+PRIORITY = ("noise", "oblique", "presupposed", "mismatch", "substituted", "ambiguous", "marked", "extras", "withheld")
+
+
+_BREAK = re.compile(r"[,;.!?()]|\s[-–—]\s")
+
+
+def _clause_around(text: str, start: int, end: int) -> str:
+    """The clause a span stands in (between punctuation breaks), stripped of a leading "and"."""
+    left = max((m.end() for m in _BREAK.finditer(text, 0, start)), default=0)
+    right = next((m.start() for m in _BREAK.finditer(text, end)), len(text))
+    return re.sub(r"^\s*(?:and|or|but)\s+", "", text[left:right]).strip()
+
+
+def naming_units(units: list[tuple[int, int]], reading: TextReading, domains: Domains, apart: int = 1) -> list[bool]:
+    """Which units of a text (sentences, clauses) name something of the request: a value, or a
+    part of the true value, that no other unit names, or two things at once. A word said in
+    passing in chatter ("I've started labeling my bottles", "a smoky eye") of something the
+    request names elsewhere (at least ``apart`` units away: one thing said over a few clauses is
+    said, not passed) does not make the chatter part of the request."""
+    found: list[set[tuple[str, str | None]]] = []  # (slot, None): its value as a whole; (slot, part): one part
+    for a, b in units:
+        keys: set[tuple[str, str | None]] = set()
+        for m in reading.grounding.mentions:
+            if not a <= m.start < b:
+                continue
+            if m.kind in ("value", "current"):
+                keys |= {(s, None) for s in m.slots}
+            elif m.kind == "member":
+                keys |= {(s, k) for s in m.slots for k in m.values if k in domains[s].true_value.members}
+        found.append(keys)
+
+    def elsewhere(key: tuple[str, str | None], i: int) -> bool:  # a part is named by its part or its whole value
+        return any(key in other or (key[0], None) in other for j, other in enumerate(found) if abs(j - i) >= apart)
+    return [len(keys) >= 2 or any(not elsewhere(k, i) for k in keys) for i, keys in enumerate(found)]
 
 
 class Extractor(ABC, Generic[View]):
@@ -32,12 +70,36 @@ class Extractor(ABC, Generic[View]):
         """The extractor's reading of the input, which every hook below takes."""
 
     @abstractmethod
+    def reading(self, v: View) -> tuple[TextReading, Domains]:
+        """Each requirement's state in the text as this extractor grounded it, with the domains."""
+
     def blind(self, inp: ExtractionInput) -> BlindExtraction:
         """The blind form: the first flaw this extractor finds (or none)."""
+        found = self.findings(inp)
+        if not found:
+            return BlindExtraction(flaw="none")
+        return BlindExtraction(flaw=found[0].flaw, requirement=found[0].requirement)
 
-    @abstractmethod
     def findings(self, inp: ExtractionInput) -> list[TargetedExtraction]:
-        """Every flaw this extractor finds, each with the fields its targeted form asks for."""
+        """Every flaw this extractor finds, each with the fields its targeted form asks for, in
+        the order the blind form reports them (:data:`PRIORITY`)."""
+        v = self.view(inp)
+        if not (inp.text or "").strip():
+            return []
+        out: list[TargetedExtraction] = []
+        if not self.request_stated(v):
+            out.append(TargetedExtraction(flaw="oblique", request_stated=False))
+        if (span := self.noise(v)) is not None:
+            out.append(TargetedExtraction(flaw="noise", span=span))
+        if (prem := self.presupposed(v)) is not None:
+            out.append(prem)
+        if (op := self.operation(v)) is not None:
+            out.append(TargetedExtraction(flaw="mismatch", operation=op))
+        out += [f for f in self.requirement_flaws(v) if not (prem and f.requirement == prem.requirement)]
+        # "sort by price and grab the first one": a detail inside the operation asked for is part of it
+        if (detail := self.extra(v)) is not None and not (op and detail.lower() in op.lower()):
+            out.append(TargetedExtraction(flaw="extras", detail=detail))
+        return sorted(out, key=lambda f: PRIORITY.index(f.flaw))
 
     @abstractmethod
     def request_stated(self, v: View) -> bool:
@@ -59,9 +121,32 @@ class Extractor(ABC, Generic[View]):
     def extra(self, v: View) -> str | None:
         """An added detail the requirements do not account for, quoted."""
 
-    @abstractmethod
     def requirement_flaw(self, v: View, flaw: str) -> TargetedExtraction | None:
         """The targeted form of ``flaw`` (one of :data:`REQUIREMENT_FLAWS`) on a requirement."""
+        return next((f for f in self.requirement_flaws(v) if f.flaw == flaw), None)
+
+    def requirement_flaws(self, v: View) -> list[TargetedExtraction]:
+        """The diff of the text's states against the truth: another legal value (or none that
+        exists) is substituted, words that fit several values or attachments are ambiguous, a
+        pointer or a vague word is marked, nothing (or a list said in part) is withheld."""
+        reading, domains = self.reading(v)
+        out = []
+        for slot, st in reading.slots.items():
+            said = st.mentions[0].text if st.mentions else None
+            if st.state in ("other", "unknown"):
+                out.append(self.on_requirement("substituted", slot, said))
+            elif st.state == "ambiguous":
+                if st.structural and st.mentions:  # the construction, not the value alone
+                    said = _clause_around(reading.grounding.text, st.mentions[0].start, st.mentions[0].end)
+                d = domains[slot]
+                others = [] if st.structural else [d.value(k) for k in st.values if k != d.truth_key and d.value(k)]
+                second = others[0].spoken if others else None  # type: ignore[union-attr]
+                out.append(TargetedExtraction(flaw="ambiguous", requirement=slot, surface=said, second_reading=second))
+            elif st.state == "marked":
+                out.append(self.on_requirement("marked", slot, said))
+            elif st.state in ("open", "partial"):
+                out.append(self.on_requirement("withheld", slot, None))
+        return out
 
     @staticmethod
     def on_requirement(kind: str, slot: str, stated: str | None) -> TargetedExtraction:

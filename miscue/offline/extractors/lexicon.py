@@ -5,75 +5,84 @@ from __future__ import annotations
 
 import re
 
-# Phrases with which people ask for something.
-REQUEST_CUES = [re.compile(p) for p in (
-    r"\bi\s*(?:'d|would)\s+(?:like|love|prefer|appreciate)\b",
-    r"\bi\s+(?:want|need|wish|require)\b",
-    r"\bi'?m\s+(?:looking|hoping|trying)\s+(?:for|to)\b",
-    r"\bi\s+am\s+(?:looking|hoping|trying)\s+(?:for|to)\b",
-    r"\bplease\b",
-    r"\b(?:can|could|would|will)\s+you\b",
-    r"\blooking\s+for\b",
-    r"\bhelp\s+me\b",
-    r"\blet\s+me\b",
-    r"\b(?:is|would)\s+it\s+(?:be\s+)?possible\s+(?:for\s+me\s+)?to\b",
-    r"\bkindly\b",
-)]
+#: the kinds of operation a customer asks a service for, by the verbs that name them; verbs that
+#: fit several kinds ("change", "switch", "swap", "update") name none
+OPERATION_CLASSES: dict[str, re.Pattern[str]] = {
+    "cancel": re.compile(r"\b(?:cancel|cancell?ing|cancell?ation|call off)\b"),
+    # "the return (flight)" is a leg of a trip, not the operation
+    "return": re.compile(r"(?<!the )(?<!my )(?<!a )(?<!our )\b(?:return|returning|send (?:it |them |this |these )?back)\b"
+                         r"(?! (?:flight|leg|trip|date|journey)s?\b)"),
+    "exchange": re.compile(r"\b(?:exchange|exchanging|trade in)\b"),
+    "modify": re.compile(r"\b(?:modify|modifying|edit the (?:items|order))\b"),
+    "book": re.compile(r"\b(?:book|(?<!the )(?<!my )(?<!this )(?<!that )(?<!our )(?<!your )booking)\b(?! (?:reference|code|number))"),  # "the booking": a thing
+}
+#: store capabilities a shopper may ask for instead of finding and buying the product
+STORE_OPERATIONS = re.compile(
+    r"\b(?:(?:set|create|put)(?: up)?(?: me up with)? (?:a |an )?(?:price )?(?:alert|watch|notification)|price alert|"
+    r"notify me|sort (?:[\w-]+ ){0,6}?by|(?:use|apply) the (?:\w+ )?filter|filter (?:the )?results|"
+    r"(?:in-store|in store|curbside) pick ?up|reserve (?:it|them|one) for|subscribe(?:-and-| and )save|"
+    r"subscri\w*\W*(?:and|&|n)\W*save|subscription|ask the seller|contact the seller|message the seller|add (?:it|them) to (?:my |a )?(?:wishlist|cart)|"
+    r"compare (?:the )?prices|track the price)\b")
 
-# Pointers that leave their referent to shared knowledge.
-DEICTIC = [re.compile(p) for p in (
-    r"^(?:that|this|those|these)\b",
-    r"\b(?:that|this|those|these)\s+one",
-    r"\bthe\s+(?:usual|same|regular|previous|other|former|latter|last)\b",
-    r"\bmy\s+(?:usual|regular)\b",
-    r"\bthe\s+one\s+(?:i|we|you|from|that|which|with)\b",
-    r"\b(?:mentioned|discussed|talked about)\b",
-    r"\b(?:as|like)\s+(?:before|usual|last time)\b",
-    r"\blast\s+(?:time|week|month|year)\b",
-    r"\byou\s+know\b",
-    r"^(?:it|them|there|then)$",
-)]
+_REQUEST_KINDS = (
+    ("cancel", re.compile(r"\bcancel")),
+    ("return", re.compile(r"\breturn")),
+    ("exchange", re.compile(r"\bexchange")),
+    ("modify", re.compile(r"\bchange (?:the )?items\b|\bmodify\b")),
+    ("book", re.compile(r"\bbook\b")),
+    ("change_flights", re.compile(r"\bchange the flights\b|\bcabin\b")),
+    ("buy", re.compile(r"\bbuy\b|\bfind\b")),
+)
 
-# Words that describe a value by taste, degree or comparison instead of stating it.
-SUBJECTIVE = frozenset("""
-reasonable reasonably decent good nice fine great comfortable convenient suitable appropriate
-sensible affordable cheap cheaper cheapest pricey expensive fancy modest proper ideal perfect
-best better bigger biggest smaller smallest larger largest earlier earliest later latest sooner
-longer shorter faster slower nicer lighter heavier roomy compact spacious generous plenty
-acceptable manageable handy normal typical average moderate moderately fairly quite rather
-somewhat pretty enough sufficient ample adequate ok okay alright
-""".split())
-DEGREE = re.compile(r"\b(?:not too|big enough|small enough|long enough|a bit|a little|kind of|sort of)\b")
 
-# Common words with two everyday senses.
-POLYSEMOUS = frozenset("""
-light fair fine plain regular standard basic clear cool hard soft fast fixed flat firm match
-right bright sharp heavy sound spring present second express direct premium classic natural
-open close bank bill charge check card cover current date deal draft fit free gift mean mark
-note order pass plan point pool post rest ring run set ship store table term tip trip top
-""".split())
+def operation_classes(request: str) -> set[str]:
+    """The kinds of operation the true request asks for."""
+    low = request.lower()
+    return {kind for kind, pattern in _REQUEST_KINDS if pattern.search(low)}
 
-PREMISE = re.compile(r"(?:^|[,;:]\s*|\bthat\s+)(since|given\s+that|now\s+that|seeing\s+that|because|as)\b")
-NEGATIVE = re.compile(
-    r"\b(?:no\s+longer|not\s+(?:available|possible|offered|an\s+option)|unavailable|out\s+of\s+stock|"
-    r"sold\s+out|discontinued|can't|cannot|can\s+not|isn't|aren't|wasn't|won't|doesn't|don't|"
-    r"anymore|any\s+more|already|used\s+up|ruled\s+out|impossible|gone|expired|no\s+more|"
-    r"not\s+there|unable|taken\s+care\s+of|dealt\s+with|handled)\b")
-SETTLE = re.compile(
-    r"\b(?:settle\s+for|make\s+do\s+with|go\s+with|fall\s+back\s+(?:on|to)|accept|take|"
-    r"be\s+(?:fine|happy|ok|okay)\s+with|use|switch\s+to|opt\s+for|choose)\b")
 
-# Verbs naming an operation one asks a service to perform.
-OPERATIONS = frozenset("""
-exchange return refund cancel change modify update book rebook reserve upgrade downgrade add
-remove delete replace swap order buy purchase track reset transfer pay charge ship send deliver
-find search get move switch renew extend redeem apply open close register sign split merge
-""".split())
+#: words that open an aside: what follows is an added detail, not the request
+ASIDE = re.compile(r"\b(?:by the way|btw|fyi|side note|for the record|oh and|oh,? and|incidentally|also,|just so you know|"
+                   r"in case (?:that|it) matters|for what it's worth|ps|p\.s\.)\b|^\W*(?:also|plus|oh)\W*$")
+#: how customers identify themselves (not a detail of the request): emails, user ids, zip codes
+IDENTITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[a-z]+_[a-z]+_\d{3,}\b|\b(?:zip(?: code)?\s*)?\d{5}\b|"
+                      r"\buser(?: id)?\b|\b[a-z]+ [a-z]+,? here\b|\bhere\b")
 
-NP = r"(?:the|my|a|an|our|his|her|their|this|that|these|those|your)\s+[\w'-]+(?:\s+[\w'-]+){0,3}?"
-COORD = r"(?:and|or|with|along\s+with|together\s+with)"
-LINK = r"(?:\s*,)?\s*(?:should\s+be|would\s+be|will\s+be|must\s+be|are|is|:|-)?\s*"
-COPULA = re.compile(
-    r"^\s*(?:is|are|was|will\s+be|would\s+be|should\s+be|must\s+be|needs\s+to\s+be|"
-    r"has\s+to\s+be|to\s+be|being|:|=|-)?\s*")
-STOP_AT = re.compile(r"[,.;:!?()]|\s(?:and|but|or)\s|$")
+#: a value kept as it is ("same size and v-neck"): no new detail
+KEPT = re.compile(r"\b(?:the )?same \w+(?:(?:,| and) [\w-]+)*|\b\w+ (?:stays|stay) the same\b")
+
+#: a concrete, checkable detail: a street address, a count of things
+CONCRETE = re.compile(r"\b\d+ [a-z]+ (?:street|st|avenue|ave|lane|ln|drive|dr|road|rd|boulevard|blvd|way|court|ct|place|pl|"
+                      r"circle|terrace|parkway)\b|\b(?:\d+|one|two|three|four|five|a couple of) (?:checked )?"
+                      r"(?:bags?|suitcases?|pieces of luggage)\b|\b(?:i(?:'ve| have)? moved|i (?:now )?live at|my (?:new )?address)\b")
+
+#: a detail added on top of the request: "too", "as well" closing it, or a reason or a condition
+#: following it ("fleece lined, since I run outside", "the 5-tier one if they make it")
+ADDED = re.compile(r"\b(?:too|as well|also)\W*$|\b(?:i'?d prefer|i would prefer|i'?d like it|make sure|ideally|preferably|"
+                   r"if possible|would be (?:great|nice|good|ideal|a plus|a bonus)|(?:should|must|needs? to|has to|could) also|also (?:be|have|has|needs?|comes?))\b")
+JUSTIFIED = re.compile(r"^\W*(?:since|because|cause|so|if (?:they|you) (?:make|have|carry|sell|do)|i look better|"
+                       r"my \w+ (?:is|has|are))\b")
+
+
+def masked(low: str, phrases: list[str]) -> str:
+    """``low`` with every requirement's own phrase blanked ("the order to cancel a pending order"
+    names a requirement; it asks for nothing)."""
+    for phrase in sorted({p.lower() for p in phrases if p}, key=len, reverse=True):
+        low = low.replace(phrase, " " * len(phrase))
+    return low
+
+
+#: a statement, not a wished-for detail: a finite verb or a subject ("XEHM4B is stuck in basic economy")
+STATEMENT = re.compile(r"\b(?:i|we|he|she|they|is|are|was|were|am|has|have|had|do|does|did|will|would|can|could|"
+                       r"should|must|i'm|i've|it's|isn't|aren't|wasn't|don't|doesn't|didn't|got|gets)\b")
+
+#: where one item of a shorthand list ends and the next begins
+ITEM_BREAK = re.compile(r"[.;!?()]|,\s*|\s[-–—]\s|\b(?:and|with|that|which|plus|if|because|since|so)\b|"
+                        r"\b(?:it )?(?:has|needs?|have) to (?:have|be)\b|\bmust (?:have|be)\b|\bwould be (?:great|nice|good)\b")
+#: the close of a message, not a detail ("thanks", "cheers", "asap")
+SIGN_OFF = re.compile(r"\b(?:thanks?|thank you|cheers|regards|best|asap|urgent|appreciated|cheers|ty|thx)\b")
+#: a verb in the past: a sentence that tells what happened
+PAST = re.compile(r"\b(?:\w{3,}ed|came|went|broke|got|sent|bought|paid|told|said|gave|took|made|arrived)\b")
+#: the frames of a wish, which are not statements ("I'd like ...", "it has to have ...")
+WISH_FRAME = re.compile(r"\b(?:i'?d (?:like|love|prefer)|i would (?:like|love|prefer)|i (?:want|need)|i'?m (?:looking|after)|"
+                        r"(?:it )?(?:has|needs?) to (?:have|be)|must (?:have|be)|would be (?:great|nice|good))\b")

@@ -1,396 +1,317 @@
-"""The parse extractor: clause segmentation, (requirement, value) parsing and a diff against the
-truth.
+"""The parse extractor: clauses, fuzzy phrase matching, and its own cue grammar.
 
-It masks the request, the values and the phrases, segments the text into sentences and clauses,
-parses each clause into a request frame, a (requirement, stated value) pair, a coordination
-whose modifier has two possible heads, a premise with its main clause, or leftover content;
-then diffs the parsed condition set against the true requirements, judging a stated value by
-its shape (a pro-form head, a degree expression, a generalisation of the truth, or another
-concrete value).
+It splits the text into clauses and finds the values in each clause with a fuzzy phrase matcher
+(rapidfuzz's partial ratio over the clause, every content word of the form present up to a typo,
+numbers exact), where the lexical extractor matches forms word by word; the kernel then attributes
+what it found and states each requirement (so the two disagree where their matchers do). Around
+the requirements it reads the clauses with a grammar of its own: request frames and imperatives,
+runs of clauses that name nothing of the request, clauses that add a detail (an aside, an address,
+a reason given for an extra wish), operation verbs of another kind.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections import defaultdict
+from dataclasses import dataclass, field
 
-from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
-from miscue.offline.extractors.base import Extractor
-from miscue.offline.extractors.text import STOP, clean, fold, overlaps, spans, tokens
+from rapidfuzz import fuzz, process
 
-_PX_TOKEN = re.compile(r"§([RVP])(\d*)§")
-_PX_FILLER = re.compile(
-    r"^(?:(?:hi|hello|hey|ok|okay|so|well|also|and|plus|but|then|anyway|oh|right)\b[\s,!]*)+")
-_PX_PREFIX = re.compile(r"^(?:that's|it's|that is|it is|this is)\s+")
-_PX_FRAME = re.compile(
-    r"^(?:(?:i'd|i\s+would)\s+(?:like|love)\s+to|i\s+(?:want|need|wish|hope|have)\s+to|"
-    r"i'?m\s+(?:looking|hoping|trying)\s+to|i\s+am\s+(?:looking|hoping|trying)\s+to|"
-    r"(?:can|could|would|will)\s+you(?:\s+please)?(?:\s+help\s+me)?|(?:please\s+)?help\s+me|"
-    r"please|kindly|let\s+me|i'd\s+prefer\s+to|(?:is|would)\s+it\s+(?:be\s+)?possible\s+to)"
-    r"\s+(?P<vp>.+?)\s*[?.!]*$")
-_PX_COPULA = r"(?:is|are|was|should\s+be|would\s+be|will\s+be|must\s+be|needs\s+to\s+be|has\s+to\s+be|=|:|-)"
-_PX_PAIR_AFTER = re.compile(rf"^(?P<p>§P\d+§)\s*,?\s*{_PX_COPULA}\s*(?P<x>.+?)\s*[.!?]*$")
-_PX_PAIR_BEFORE = re.compile(r"^(?P<x>.+?)\s+for\s+(?P<p>§P\d+§)\s*[.!?]*$")
-_PX_COORD = r"(?:and|or|with|along\s+with|together\s+with)"
-_PX_ATTACH_SUBJ = re.compile(
-    rf"^(?P<a>.+?)\s+{_PX_COORD}\s+(?P<b>.+?)\s*,?\s*{_PX_COPULA}\s*(?P<x>.+?)\s*[.!?]*$")
-_PX_ATTACH_OBJ = re.compile(rf"^(?P<x>.+?)\s+for\s+(?P<a>.+?)\s+{_PX_COORD}\s+(?P<b>.+?)\s*[.!?]*$")
-_PX_PREMISE = re.compile(
-    r"^(?P<marker>since|given\s+that|now\s+that|seeing\s+that|because|as)\s+(?P<prem>[^,]+?)\s*,\s*(?P<main>.+)$")
-_PX_MAIN = re.compile(
-    r"^(?:so\s+|then\s+)?(?:i'll|i\s+will|i'd|i\s+would|i\s+can|i\s+could|we'll|i'm\s+going\s+to)\s+"
-    r"(?:just\s+|simply\s+|have\s+to\s+)?(?:settle\s+for|make\s+do\s+with|go\s+with|accept|take|"
-    r"fall\s+back\s+(?:on|to)|use|switch\s+to|opt\s+for|choose|be\s+(?:fine|happy|ok|okay)\s+with)\s+"
-    r"(?P<fb>.+?)(?:\s+(?:instead|anyway|then|for\s+now))?\s*[.!?]*$")
-# Negative polarity, or a state that has ended: the shape of a premise that something is out of
-# reach or already done.
-_PX_NEGATIVE = re.compile(
-    r"\b(?:not|no|never|none|nothing|nor|cannot|anymore|unavailable|already|gone|expired|ended|"
-    r"closed|cancell?ed|discontinued|finished|full|lost|broken|sold\s+out|out\s+of|used\s+up|"
-    r"booked\s+up|taken)\b|n't")
-_PX_DEGREE = re.compile(r"\b(?:very|quite|rather|fairly|reasonably|pretty|too|enough|somewhat|more|less|"
-                        r"most|least)\b|\w{3,}er\s+than\b")
-_PX_PROFORM_START = frozenset({"something", "anything", "whatever", "whichever", "somewhere", "sometime",
-                               "it", "that", "this", "those", "these", "them"})
-_PX_EVALUATIVE = frozenset("""
-good nice decent reasonable comfortable convenient suitable sensible affordable cheap proper ideal
-best better worse acceptable okay fine great lovely handy
-""".split())
+from miscue.briefs import ExtractionInput, TargetedExtraction
+from miscue.language import Domains, Grounder, Grounding
+from miscue.language.grounder import Form
+from miscue.language.states import TextReading, states
+from miscue.language.text import Token, fold, respell
+from miscue.offline.extractors.base import Extractor, naming_units
+from miscue.offline.extractors.domains import domains_of
+from miscue.offline.extractors.text import STOP, WORD, clean
+
+THRESHOLD = 88  # fuzzy score (0-100) from which a clause says a form
+WORD_SCORE = 80  # fuzzy score from which a word of the text is a word of the form
+
+_CLAUSE_SPLIT = re.compile(r"[.!?;:()]+\s*|,\s+|\s+[-–—]+\s+|\s+(?:but|so|and then|then)\s+")
+_FRAME = re.compile(
+    r"\b(?:i(?:'d| would) (?:like|love|prefer)|i (?:want|need|wish)|i'?m (?:looking|hoping|trying)|please|pls|kindly|"
+    r"(?:can|could|would|will) (?:you|i)|help me|let me|go ahead|looking for|in the market for|i'?m after|"
+    r"need (?:a|an|some|to)|want (?:a|an|some|to)|id like|i wanna)\b|\?")
+_IMPERATIVE = re.compile(
+    r"^(?:(?:and|also|then|so|just|now|ok|okay|hi|hello|hey|oh)\s+)*(?:cancel|exchange|return|change|switch|swap|book|"
+    r"update|modify|send|refund|downgrade|upgrade|move|put|make|add|remove|replace|issue|give|find|get|buy|charge|bill|"
+    r"pay|use|ship|set|reserve|rebook|fix|correct|show|pick|keep|credit|bump|grab|sort|ask|apply)\b")
+_ASIDE = re.compile(r"\b(?:by the way|btw|fyi|side note|for the record|oh and|incidentally|just so you know|"
+                    r"in case (?:that|it) matters|p\.?s\.?)\b|^(?:also|plus|oh)\b|\b(?:too|as well)$")
+_BARE_ASIDE = re.compile(r"\W*(?:also|plus|oh|and|btw|by the way|oh and|one more thing)\W*")
+_WISH = re.compile(r"\b(?:i'?d prefer|i would prefer|i'?d like it|make sure|ideally|preferably|if possible|"
+                   r"would be (?:great|nice|good|ideal|a plus|a bonus)|(?:should|must|needs? to|has to|could) also|also (?:be|have|has|needs?|comes?))\b")
+_REASON = re.compile(r"^(?:since|because|cause|so|if (?:they|you|it) (?:make|have|carry|sell|come|do|exist)|"
+                     r"i look|my \w+ (?:is|has|are|says))\b")
+_CONCRETE = re.compile(r"\b\d+ \w+ (?:street|st|avenue|ave|lane|drive|road|rd|way|court|place|boulevard|blvd)\b|"
+                       r"\b(?:\d+|one|two|three|four|a couple of) (?:checked )?(?:bags?|suitcases?)\b|"
+                       r"\b(?:i(?:'ve| have)? moved|we(?:'ve| have)? moved|live at|new address)\b")
+_OPERATION_VERBS = {"cancel": r"cancel\w*", "return": r"(?<!the )(?<!my )return(?:s|ed|ing)?(?! flight| leg| trip)|send (?:it |them )?back",
+                    "exchange": r"exchang\w*",
+                    "modify": r"modify\w*", "book": r"(?:book|(?<!the )(?<!my )(?<!this )(?<!that )(?<!our )(?<!your )booking)(?! (?:reference|code|number))"}
+_STORE = re.compile(r"\b(?:price alert|an alert|notify me|sort\w* (?:[\w-]+ ){0,6}?by|(?:price|the) filter|filter (?:the )?results|"
+                    r"(?:in[- ]store|curbside) pick ?up|pick ?up in|subscri\w+|ask the seller|contact the seller|wishlist|"
+                    r"compare (?:the )?prices|track the price)\b")
+_REQUEST_KIND = {r"\bcancel": "cancel", r"\breturn": "return", r"\bexchange": "exchange", r"\bchange items\b": "modify",
+                 r"\bbook\b": "book", r"\bbuy\b": "buy"}
+_JOINS = re.compile(r"\b(?:and|with|that|which|plus|(?:it )?(?:has|needs?) to (?:have|be)|must (?:have|be))\b")
+_TELLS = re.compile(r"\b(?:i|we|he|she|they|is|are|was|were|has|had|do|does|did|will|would|i'm|came|went|broke|"
+                    r"\w{3,}ed)\b(?! to (?:have|be))")
+_CLOSE = re.compile(r"\b(?:thanks?|thank you|cheers|regards|asap|please|pls|thx)\b")
+_NEGATORS = {"no", "not", "without", "non", "never"}  # a form's negator must be said, never fuzzily
+_KEPT = re.compile(r"\bsame (?:\w+ )?(?:size|colou?r|one|model|style|kind|type|length|material)s?(?:(?:,| and) [\w-]+)*")  # kept, not added
+_IDENTITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[a-z]+_[a-z]+_\d{3,}\b|\b\d{5}\b|\buser(?: id)?\b|\b[a-z]+ [a-z]+,? here\b|\bhere\b|\bzip\b")
 
 
-@dataclass
-class _Clause:
-    kind: str  # frame | pair | attach | value | premise | leftover | filler
-    text: str  # masked
-    slot: int | None = None
-    stated: str | None = None  # masked
-    request: bool = False
-    sentence: int = -1  # index of the sentence the clause was read from
+def clause_spans(low: str) -> list[tuple[int, int]]:
+    """The clauses of a folded text as character spans."""
+    out, start = [], 0
+    for m in _CLAUSE_SPLIT.finditer(low):
+        if low[start:m.start()].strip():
+            out.append((start, m.start()))
+        start = m.end()
+    if low[start:].strip():
+        out.append((start, len(low)))
+    return out
+
+
+def _derived(a: str, b: str) -> bool:
+    """One word is the other with an ending that makes another word ("small" / "smaller")."""
+    short, long_ = sorted((a, b), key=len)
+    return long_.startswith(short) and long_[len(short):] not in ("", "s", "es")
+
+
+class FuzzyGrounder(Grounder):
+    """The kernel's grounder with a fuzzy clause matcher in place of word-by-word matching."""
+
+    def __init__(self, domains: Domains) -> None:
+        super().__init__(domains)
+        self._forms_of: dict[str, list[Form]] = defaultdict(list)  # a content word -> the forms that have it
+        for f in self.forms:
+            for w in f.words:
+                if w not in STOP:
+                    self._forms_of[w].append(f)
+        self._vocab = list(self._forms_of)
+
+    def _candidates(self, clause: list[Token]) -> set[Form]:
+        out: set[Form] = set()
+        for t in clause:
+            if t.text in STOP:
+                continue
+            if t.text in self._forms_of:
+                out.update(self._forms_of[t.text])
+            if len(t.text) >= 4 and not t.text.isdigit():
+                for word, _, _ in process.extract(t.text, self._vocab, scorer=fuzz.ratio, score_cutoff=WORD_SCORE, limit=8):
+                    if not any(c.isdigit() for c in word):
+                        out.update(self._forms_of[word])
+        return out
+
+    @staticmethod
+    def _says(form: Form, present: set[str]) -> bool:
+        """Every content word of the form is in the clause (numbers exactly, words up to a typo)."""
+        for w in form.words:
+            if w in present or (w in STOP and w not in _NEGATORS):
+                continue
+            if any(c.isdigit() for c in w) or len(w) < 4:
+                return False
+            if not any(fuzz.ratio(w, x) >= WORD_SCORE and not _derived(w, x) for x in present):
+                return False
+        return True
+
+    def find(self, text: str, toks: list[Token]) -> list[tuple[int, int, Form]]:
+        """Per clause, every candidate form scored against the clause's word windows of about its
+        length (one word more or fewer): the best window from :data:`THRESHOLD` whose words say
+        every content word of the form."""
+        out: list[tuple[int, int, Form]] = []
+        for a, b in self._token_clauses(text, toks):
+            clause = toks[a:b]
+            for form in self._candidates(clause):
+                phrase = " ".join(form.words)
+                n = len(form.words)
+                best: tuple[float, int, int] | None = None
+                for width in {max(1, n - 1), n, n + 1}:
+                    for i in range(a, b - width + 1):
+                        window = toks[i:i + width]
+                        score = fuzz.ratio(phrase, " ".join(t.text for t in window))
+                        said = {t.text for t in window}
+                        if score >= THRESHOLD and (best is None or score > best[0]) and self._says(form, said) \
+                                and not (said & _NEGATORS) - set(form.words):  # a negator the form lacks
+                            best = (score, i, i + width)
+                if best is not None:
+                    out.append((best[1], best[2], form))
+        return out
+
+    @staticmethod
+    def _token_clauses(text: str, toks: list[Token]) -> list[tuple[int, int]]:
+        """The clauses of the text as token ranges (a form is matched inside one clause)."""
+        ends = [b for _, b in clause_spans(fold(text))]
+        out, begin = [], 0
+        for k in range(1, len(toks) + 1):
+            if k == len(toks) or any(toks[k - 1].end <= e <= toks[k].start for e in ends):
+                out.append((begin, k))
+                begin = k
+        return out
 
 
 @dataclass
 class _ParseView:
     inp: ExtractionInput
-    masked: str
-    originals: dict[str, str]
-    sentences: list[str]
-    clauses: list[_Clause]
-    premise: tuple[int | None, str, str] | None
+    text: str
+    low: str  # folded, typos corrected for the cue grammar (same spans through ``spelt``)
+    domains: Domains
+    grounding: Grounding
+    reading: TextReading
+    clauses: list[tuple[int, int]] = field(default_factory=list)  # character spans in the text
+
+
+_GROUNDERS: dict[int, FuzzyGrounder] = {}
+
+
+def _grounder(domains: Domains) -> FuzzyGrounder:
+    if id(domains) not in _GROUNDERS:
+        if len(_GROUNDERS) > 512:
+            _GROUNDERS.clear()
+        _GROUNDERS[id(domains)] = FuzzyGrounder(domains)
+    return _GROUNDERS[id(domains)]
 
 
 class ParseExtractor(Extractor[_ParseView]):
-    """Clause segmentation, (requirement, value) parsing and a diff against the truth."""
+    """Clauses, fuzzy phrase matching and a grammar of request, aside and operation clauses."""
 
     name = "parse"
 
-    # -- masking ----------------------------------------------------------------------------
-    @staticmethod
-    def _mask(inp: ExtractionInput) -> tuple[str, dict[str, str]]:
-        text = inp.text or ""
-        low = fold(text)
-        items: list[tuple[str, str]] = []
-        if inp.request.strip():
-            items.append((inp.request.strip().rstrip(".!?"), "§R§"))
-        for i, r in enumerate(inp.requirements):
-            items.append((r.spoken, f"§V{i}§"))
-            items.append((r.phrase, f"§P{i}§"))
-        items.sort(key=lambda it: -len(it[0]))
-        taken: list[tuple[int, int, str]] = []
-        for needle, token in items:
-            for span in spans(low, needle):
-                if not overlaps(span, [(s, e) for s, e, _ in taken]):
-                    taken.append((span[0], span[1], token))
-        taken.sort()
-        out, originals, pos = [], {}, 0
-        for s, e, token in taken:
-            out.append(low[pos:s])
-            out.append(token)
-            originals.setdefault(token, text[s:e])
-            pos = e
-        out.append(low[pos:])
-        return "".join(out), originals
-
-    @staticmethod
-    def _unmask(masked: str, originals: dict[str, str]) -> str:
-        return clean(_PX_TOKEN.sub(lambda m: originals.get(m.group(0), m.group(0)), masked))
-
-    # -- segmentation -----------------------------------------------------------------------
-    @staticmethod
-    def _sentences(masked: str) -> list[str]:
-        return [s.strip() for s in re.split(r"(?<=[.!?])\s+", masked) if s.strip()]
-
-    @staticmethod
-    def _segments(sentence: str) -> list[str]:
-        parts = re.split(r"\s*;\s*|\s*\(\s*|\s*\)\s*|\s+-\s+|(?<!§):\s+", sentence)
-        return [p.strip(" .!?") for p in parts if p and p.strip(" .!?")]
-
-    @staticmethod
-    def _complete(part: str) -> bool:
-        return bool(re.search(r"§[VR]\d*§|\b(?:is|are|was|were|be|been|being)\b|\bfor\s+§P\d+§", part)) \
-            or bool(_PX_FRAME.match(part))
-
-    def _clauses_of(self, segment: str) -> list[str]:
-        out: list[str] = []
-        for part in re.split(r"\s*,\s*", segment):
-            part = _PX_FILLER.sub("", part.strip()).strip()
-            if not part:
-                continue
-            pieces = re.split(r"\s+and\s+", part)
-            merged: list[str] = []
-            pending: list[str] = []
-            for piece in pieces:
-                pending.append(piece)
-                if self._complete(piece):
-                    merged.append(" and ".join(pending))
-                    pending = []
-            if pending:
-                if merged:
-                    merged[-1] = merged[-1] + " and " + " and ".join(pending)
-                else:
-                    merged.append(" and ".join(pending))
-            out.extend(merged)
-        return out
-
-    # -- clause parsing ---------------------------------------------------------------------
-    @staticmethod
-    def _content(masked: str) -> list[str]:
-        plain = _PX_TOKEN.sub(" ", masked)
-        return [w for w in tokens(plain) if w.strip("'-") and w not in STOP]
-
-    def _parse_clause(self, clause: str) -> _Clause:
-        c = _PX_PREFIX.sub("", clause.strip(" .!?")).strip()
-        if not c:
-            return _Clause("filler", clause)
-        frame = _PX_FRAME.match(c)
-        if frame or c.startswith("§R§"):
-            vp = frame.group("vp") if frame else c
-            return _Clause("frame", c, stated=vp, request="§R§" in vp)
-        for pat in (_PX_ATTACH_SUBJ, _PX_ATTACH_OBJ):
-            m = pat.match(c)
-            if not m:
-                continue
-            heads = [m.group("a").strip(), m.group("b").strip()]
-            phrases = [h for h in heads if re.fullmatch(r"§P\d+§", h)]
-            others = [h for h in heads if "§" not in h and self._content(h)]
-            x = m.group("x").strip()
-            if len(phrases) == 1 and len(others) == 1 and re.fullmatch(r"§V\d+§", x):
-                return _Clause("attach", c, slot=int(phrases[0][2:-1]), stated=x)
-        for pat in (_PX_PAIR_AFTER, _PX_PAIR_BEFORE):
-            m = pat.match(c)
-            if m:
-                return _Clause("pair", c, slot=int(m.group("p")[2:-1]), stated=m.group("x").strip())
-        if re.search(r"§V\d+§", c):
-            return _Clause("value", c)
-        if len(self._content(c)) >= 2:
-            return _Clause("leftover", c)
-        return _Clause("filler", c)
-
     def view(self, inp: ExtractionInput) -> _ParseView:
-        masked, originals = self._mask(inp)
-        sentences = self._sentences(masked)
-        clauses: list[_Clause] = []
-        premise = None
-        for index, sentence in enumerate(sentences):
-            for segment in self._segments(sentence):
-                seg = _PX_FILLER.sub("", segment).strip()
-                pm = _PX_PREMISE.match(seg)
-                if pm and _PX_NEGATIVE.search(pm.group("prem")):
-                    main = _PX_MAIN.match(pm.group("main").strip())
-                    if main:
-                        found = re.findall(r"§([VP])(\d+)§", pm.group("prem"))
-                        slot = next((int(i) for k, i in found if k == "V"), None)
-                        if slot is None:
-                            slot = next((int(i) for k, i in found if k == "P"), None)
-                        clause = pm.group("marker") + " " + pm.group("prem")
-                        if premise is None:
-                            premise = (slot, clause, main.group("fb"))
-                        clauses.append(_Clause("premise", seg, slot=slot, sentence=index))
-                        continue
-                for clause in self._clauses_of(segment):
-                    parsed = self._parse_clause(clause)
-                    parsed.sentence = index
-                    clauses.append(parsed)
-        return _ParseView(inp, masked, originals, sentences, clauses, premise)
+        text = inp.text or ""
+        domains = domains_of(inp)
+        g = _grounder(domains).ground(text)
+        spelt = respell(fold(text))
+        clauses = [spelt.span(a, b) for a, b in clause_spans(spelt.text)]
+        low = fold(text)
+        return _ParseView(inp, text, low, domains, g, states(g, domains), clauses)
 
-    # -- the diff ---------------------------------------------------------------------------
-    @staticmethod
-    def _shape(stated: str, truth: str) -> str:
-        """Judge a stated value against the true one by its shape."""
-        words = tokens(stated)
-        if not words:
-            return "withheld"
-        if words[0] in _PX_PROFORM_START or "one" in words[:3] or "ones" in words[:3] \
-                or (len(words) >= 2 and words[0] == "the" and words[1] == "same"):
-            return "marked"
-        if _PX_DEGREE.search(fold(stated)) or any(w in _PX_EVALUATIVE for w in words):
-            return "marked"
-        content = {w for w in words if w not in STOP}
-        truth_words = set(tokens(truth))
-        truth_content = {w for w in truth_words if w not in STOP}
-        if content and content <= truth_words and content != truth_content:
-            return "ambiguous"  # a looser name for the truth: it also fits other things
-        return "substituted"
+    def reading(self, v: _ParseView) -> tuple[TextReading, Domains]:
+        return v.reading, v.domains
 
-    def statuses(self, v: _ParseView, shared_values: bool = False) -> list[tuple[int, str, str | None]]:
-        """(requirement index, status, stated words) for every requirement not stated as true.
-        ``shared_values`` (composites): a pair whose stated words are the requirement's own true
-        value counts as stated even when the masking gave that value to another requirement
-        with the same value."""
-        reqs = v.inp.requirements
-        attached: dict[int, str] = {}
-        odd: dict[int, str] = {}
-        stated_true: set[int] = set()
-        for c in v.clauses:
-            if c.kind == "attach" and c.slot is not None:
-                attached.setdefault(c.slot, self._quote(v, c.text))
-            elif c.kind == "pair" and c.slot is not None and c.stated is not None \
-                    and f"§V{c.slot}§" not in c.stated:
-                said = self._quote(v, c.stated)
-                if shared_values and fold(said).strip() == fold(reqs[c.slot].spoken).strip():
-                    stated_true.add(c.slot)  # masked as another requirement that has the same value
-                else:
-                    odd.setdefault(c.slot, said)
-        out: list[tuple[int, str, str | None]] = []
-        for i, r in enumerate(reqs):
-            if i in attached:
-                out.append((i, "ambiguous", attached[i]))
-            elif f"§V{i}§" in v.masked or (i in stated_true and i not in odd):
-                continue  # the true value is stated
-            elif i in odd:
-                out.append((i, self._shape(odd[i], r.spoken), odd[i]))
-            else:
-                out.append((i, "withheld", None))
-        return out
+    def _clause_low(self, v: _ParseView, span: tuple[int, int]) -> str:
+        return respell(v.low[span[0]:span[1]]).text.strip()
+
+    # ----------------------------------------------------------------------- evidence
+    def request_stated(self, v: _ParseView) -> bool:
+        if v.grounding.requests:  # shorthand lists and elided verbs the kernel recognises
+            return True
+        return any(_FRAME.search(self._clause_low(v, c)) or _IMPERATIVE.match(self._clause_low(v, c)) for c in v.clauses)
 
     def noise(self, v: _ParseView) -> str | None:
-        found = self.noise_range(v)
-        return self._original_span(v, " ".join(v.sentences[found[0]:found[1] + 1])) if found else None
-
-    def noise_range(self, v: _ParseView) -> tuple[int, int] | None:
-        """The sentences (first, last) of the longest off-topic stretch, when it is long enough."""
-        flags = [("§" not in s) and not any(c.kind == "frame" for c in
-                                             (self._parse_clause(x) for seg in self._segments(s)
-                                              for x in self._clauses_of(seg)))
-                 for s in v.sentences]
-        best, best_words = None, 0
-        i = 0
-        while i < len(v.sentences):
-            if not flags[i]:
-                i += 1
+        """The longest run of clauses that names nothing of the request, when it is at least 25
+        words and at least as long as the rest."""
+        best: tuple[int, int] | None = None
+        run: list[tuple[int, int]] = []
+        named = dict(zip(v.clauses, naming_units(v.clauses, v.reading, v.domains, apart=2)))
+        for c in [*v.clauses, None]:
+            if c is not None and not named[c] and not _IDENTITY.search(v.low[c[0]:c[1]]):
+                run.append(c)
                 continue
-            j = i
-            while j + 1 < len(v.sentences) and flags[j + 1]:
-                j += 1
-            words = sum(len(s.split()) for s in v.sentences[i:j + 1])
-            if words > best_words:
-                best, best_words = (i, j), words
-            i = j + 1
+            if run:
+                span = (run[0][0], run[-1][1])
+                if best is None or len(v.low[span[0]:span[1]].split()) > len(v.low[best[0]:best[1]].split()):
+                    best = span
+            run = []
         if best is None:
             return None
-        total = sum(len(self._unmask(s, v.originals).split()) for s in v.sentences)
-        span = " ".join(v.sentences[best[0]:best[1] + 1])
-        words = len(self._unmask(span, v.originals).split())
-        if words >= 25 and words >= total - words:
-            return best
+        n = len(v.low[best[0]:best[1]].split())
+        if n >= 25 and n >= len(v.low.split()) - n:
+            return clean(v.text[best[0]:best[1]])
         return None
-
-    @staticmethod
-    def _original_span(v: _ParseView, masked_span: str) -> str:
-        """Quote a span from the original text (the masking lower-cased it)."""
-        plain = ParseExtractor._unmask(masked_span, v.originals)
-        text = v.inp.text
-        k = fold(text).find(fold(plain))
-        return text[k:k + len(plain)] if k != -1 else plain
-
-    def _quote(self, v: _ParseView, masked: str) -> str:
-        return self._original_span(v, masked) if masked else masked
-
-    def operation(self, v: _ParseView) -> str | None:
-        frames = [c for c in v.clauses if c.kind == "frame"]
-        if not frames or any(c.request for c in frames):
-            return None
-        request_words = set(self._content(fold(v.inp.request)))
-        for c in frames:
-            vp = self._unmask(c.stated or "", v.originals)
-            words = set(self._content(fold(vp)))
-            if request_words and len(words & request_words) / len(request_words) >= 0.8:
-                return None
-        return self._quote(v, frames[0].stated or "")
-
-    def extra(self, v: _ParseView) -> str | None:
-        leftovers = [c for c in v.clauses if c.kind == "leftover"]
-        if not leftovers:
-            return None
-        best = max(leftovers, key=lambda c: len(self._content(c.text)))
-        return self._quote(v, best.text)
-
-    # -- the forms --------------------------------------------------------------------------
-    def blind(self, inp: ExtractionInput) -> BlindExtraction:
-        v = self.view(inp)
-        if not v.clauses:
-            return BlindExtraction(flaw="none")
-        if not self.request_stated(v):
-            return BlindExtraction(flaw="oblique")
-        if self.noise(v):
-            return BlindExtraction(flaw="noise")
-        if v.premise is not None and v.premise[0] is not None:
-            return BlindExtraction(flaw="presupposed", requirement=inp.requirements[v.premise[0]].slot)
-        wrong = self.statuses(v)
-        if wrong:
-            i, kind, _ = wrong[0]
-            return BlindExtraction(flaw=kind, requirement=inp.requirements[i].slot)  # type: ignore[arg-type]
-        if self.operation(v):
-            return BlindExtraction(flaw="mismatch")
-        if self.extra(v):
-            return BlindExtraction(flaw="extras")
-        return BlindExtraction(flaw="none")
-
-    def request_stated(self, v: _ParseView) -> bool:
-        return any(c.kind == "frame" for c in v.clauses)
 
     def presupposed(self, v: _ParseView) -> TargetedExtraction | None:
-        if v.premise is None:
+        """The requirement a premise is about: the first one whose true value a premise names."""
+        found = []
+        for slot, st in v.reading.slots.items():
+            if st.state == "doubted":
+                first = min(m.start for m in st.mentions if m.in_premise)
+                found.append((first, slot, st))
+        if not found:
             return None
-        slot, clause, fb = v.premise
-        return TargetedExtraction(
-            flaw="presupposed", requirement=v.inp.requirements[slot].slot if slot is not None else None,
-            clause=self._quote(v, clause), fallback=self._quote(v, fb))
+        first, slot, st = min(found, key=lambda f: f[0])
+        clause = next(((a, b) for a, b in v.clauses if a <= first < b), None)
+        fallback = next((m.text for m in st.mentions if not m.in_premise), None)
+        return TargetedExtraction(flaw="presupposed", requirement=slot, clause=clean(v.text[clause[0]:clause[1]]) if clause else None,
+                                  fallback=fallback)
 
-    def requirement_flaw(self, v: _ParseView, flaw: str) -> TargetedExtraction | None:
-        for i, kind, stated in self.statuses(v):
-            if kind == flaw:
-                return self.on_requirement(kind, v.inp.requirements[i].slot, stated)
+    def operation(self, v: _ParseView) -> str | None:
+        for a, b in v.clauses:
+            if _STORE.search(self._clause_low(v, (a, b))) is not None:
+                return clean(v.text[a:b])
+        wanted = {kind for pattern, kind in _REQUEST_KIND.items() if re.search(pattern, v.inp.request.lower())}
+        spelt = respell(v.low)
+        low = spelt.text
+        for phrase in {r.phrase.lower() for r in v.inp.requirements}:  # a requirement's own name asks for nothing
+            low = low.replace(phrase, " " * len(phrase))
+        found = {kind: re.search(rf"\b(?:{p})\b", low) for kind, p in _OPERATION_VERBS.items()}
+        if any(found.get(k) for k in wanted):
+            return None
+        for kind, m in found.items():
+            if m is not None and kind not in wanted:
+                start = spelt.span(*m.span())[0]
+                end = next((b for a, b in v.clauses if a <= start < b), len(v.text))
+                return clean(v.text[start:end])
         return None
 
-    # -- composites: every finding, not the first -------------------------------------------
-    def findings(self, inp: ExtractionInput) -> list[TargetedExtraction]:
-        """Every flaw this parse shows, each with the fields its targeted form asks for. Leftover
-        content is an added detail only outside the off-topic sentences and outside clauses
-        that frame the request."""
-        v = self.view(inp)
-        if not v.clauses:
-            return []
-        out: list[TargetedExtraction] = []
-        if not self.request_stated(v):
-            out.append(TargetedExtraction(flaw="oblique", request_stated=False))
-        noise = self.noise_range(v)
-        if noise is not None:
-            passage = " ".join(v.sentences[noise[0]:noise[1] + 1])
-            out.append(TargetedExtraction(flaw="noise", span=self._original_span(v, passage)))
-        premise = self.presupposed(v)
-        premise_slot = v.premise[0] if v.premise is not None else None
-        if premise is not None and premise_slot is not None:
-            out.append(premise)
-        for i, kind, stated in self.statuses(v, shared_values=True):
-            if i == premise_slot:
+    def extra(self, v: _ParseView) -> str | None:
+        """A clause that adds a detail: opened as an aside, naming an address or a count, or
+        given a reason ("fleece lined, since I run outside"), with words the request does not
+        explain."""
+        known = [(m.start, m.end) for m in v.grounding.mentions if m.kind != "extra"] + list(v.grounding.requests) \
+            + list(v.grounding.premises) + [m.span() for m in _KEPT.finditer(v.low)]
+        for d in v.domains.slots.values():  # the words naming a requirement explain themselves
+            for phrase in (*d.names, *d.anchors):
+                if len(phrase) > 2:
+                    known += [m.span() for m in re.finditer(rf"(?<!\w){re.escape(fold(phrase))}s?(?!\w)", v.low)]
+        for k, (a, b) in enumerate(v.clauses):
+            low = self._clause_low(v, (a, b))
+            if _IDENTITY.search(low) and not _CONCRETE.search(low):
+                continue  # who the customer is, not a detail of the request
+            reason = k + 1 < len(v.clauses) and _REASON.match(self._clause_low(v, v.clauses[k + 1])) is not None
+            reason = reason or _WISH.search(low) is not None
+            after_aside = k > 0 and _BARE_ASIDE.fullmatch(self._clause_low(v, v.clauses[k - 1])) is not None
+            if k == 0 and not _ASIDE.search(low):
                 continue
-            out.append(self.on_requirement(kind, inp.requirements[i].slot, stated))
-        op = self.operation(v)
-        if op:
-            out.append(TargetedExtraction(flaw="mismatch", operation=op))
-        skip = set(range(noise[0], noise[1] + 1)) if noise is not None else set()
-        leftovers = [c for c in v.clauses if c.kind == "leftover" and c.sentence not in skip and "§R§" not in c.text]
-        if leftovers:
-            best = max(leftovers, key=lambda c: len(self._content(c.text)))
-            out.append(TargetedExtraction(flaw="extras", detail=self._quote(v, best.text)))
-        return out
+            if not (_ASIDE.search(low) or after_aside or _CONCRETE.search(low) or reason):
+                continue
+            content = [m for m in WORD.finditer(v.low[a:b]) if m.group(0) not in STOP
+                       and not any(s <= a + m.start() < e for s, e in known) and not _IDENTITY.search(m.group(0))]
+            if len(content) >= (1 if reason else 2):
+                return clean(re.sub(r"^\s*(?:and|also|plus|oh)\s+", "", v.text[a:b], flags=re.I))
+        return self._listed(v, known)
+
+    def _listed(self, v: _ParseView, known: list[tuple[int, int]]) -> str | None:
+        """A product query listed in shorthand with one item the request does not hold
+        ("short sleeve tee in navy, under $40, cotton"; "... with button closure and pockets")."""
+        if not v.grounding.requests or _TELLS.search(_FRAME.sub(" ", v.low)):
+            return None
+        asked = {w for w in WORD.findall(fold(v.inp.request)) if w not in STOP}
+        for a, b in [p for c in v.clauses for p in _pieces(v.low, c)][1:]:
+            words_ = [w for w in WORD.findall(v.low[a:b]) if w not in STOP]
+            if not words_ or len(words_) > 4 or _CLOSE.search(v.low[a:b]) or _IDENTITY.search(v.low[a:b]):
+                continue  # nothing, a clause, the opening item (the product itself), a sign-off
+            if any(s <= i < e for s, e in known for i in range(a, b) if v.low[i].isalnum()):
+                continue  # it names something of the request
+            if len(words_) == 1 and v.text[a:b].strip()[:1].isupper() or any(fuzz.ratio(w, x) >= 80 for w in words_ for x in asked):
+                continue  # a name, or the kind of product asked for
+            return clean(v.text[a:b])
+        return None
+
+
+def _pieces(low: str, clause: tuple[int, int]) -> list[tuple[int, int]]:
+    """A clause split at the words that join items of a list ("and", "with", "that", "it has to have")."""
+    a, b = clause
+    out, start = [], a
+    for m in _JOINS.finditer(low, a, b):
+        if low[start:m.start()].strip():
+            out.append((start, m.start()))
+        start = m.end()
+    if low[start:b].strip():
+        out.append((start, b))
+    return out

@@ -1,0 +1,168 @@
+"""The words around a value that change what it means, in plain English (host-agnostic): a
+pointer to shared knowledge instead of a value, a subjective or comparative description, a
+false premise and the fallback a customer settles for, a request, an aside.
+
+Patterns run on folded text (:func:`miscue.language.text.fold`); each returns spans.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    """Compile with every apostrophe optional (people type "dont", "youre")."""
+    return re.compile(pattern.replace("'", "'?"))
+
+_OBJ = (r"(?:one|ones|card|address|size|color|colour|model|version|kind|type|option|setting|name|date|day|flight|"
+        r"flights|seat|cabin|class|payment|method|account|order|reservation|booking|item|reason|amount|number|"
+        r"spelling|time|style|variant|shade|length|capacity|storage)")
+
+#: a pointer to shared knowledge standing in for a value ("the one I mentioned", "my usual card")
+REFERRING = _rx(
+    r"\b(?:(?:the|my|our) usual(?: " + _OBJ + r")?"
+    r"|(?:the )?same (?:" + _OBJ + r" )?as (?:before|last time|usual|always|(?:the |my )?(?:last|previous|other) (?:time|one|order|trip))"
+    r"|the " + _OBJ + r" (?:that )?(?:i|we|you) (?:mentioned|told you(?: about)?|talked about|discussed|gave you|used|said|"
+    r"picked|chose|agreed on|went with|had|spoke about|settled on|wrote down|noted)(?: (?:before|earlier|last time|previously|"
+    r"already|on the phone|in my (?:last|previous) (?:message|email|call)|with your colleague))?"
+    r"|(?:the|that|this|my|our)(?: other)?(?: \w+){0,2} (?:i|we|you)(?: \w+)? (?:mentioned|told you about|told you|"
+    r"talked about|talked abou|discussed|spoke about|brought up|gave you|use|used|get|got|buy|bought|order|ordered|had|"
+    r"have|like|liked|love|drink|wear|picked|chose|pick|prefer|booked|made|placed|reserved|paid with)"
+    r"(?: (?:before|earlier|last (?:time|week|month|year)|previously|already|every time|each time|always|recently|"
+    r"yesterday|the other day|a while (?:ago|back)))?(?=[.,;!?)]| -|$| (?:and|for|but|so|please|too|with|on|in)\b)"
+    r"|(?:the )?same (?:\w+ ){0,2}as (?:the|my) (?:one|ones|last|previous|\w+)(?: (?:one|ones|time))?"
+    r"(?: (?:i|we) (?:got|had|bought|ordered|used|picked|chose))?(?: (?:last time|before|previously|earlier))?"
+    r"(?: (?:before|earlier|last time|previously|already|on the phone))?"
+    r"|the one (?:from|on) (?:before|last time|file|the (?:last|previous) (?:call|chat|order|time))"
+    r"|(?:that|this) (?:one|card|size|color|colour|model|version|option)(?= |\.|,|$)"
+    r"|the (?:" + _OBJ + r") (?:on file|we (?:agreed|settled) on)"
+    r"|you know (?:which|the) (?:one|card|size|model)"
+    r"|(?:whatever|whichever) (?:i|we) (?:said|used|picked|chose|mentioned) (?:before|last time|earlier)"
+    r"|(?:as|like) (?:before|last time|usual))\b"
+)
+
+_COMPARATIVE = (r"(?:a lot|a bit|much|way|far|a little|somewhat|even) (?:more|less|bigger|smaller|cheaper|longer|shorter)(?: \w+)?|"
+                r"more (?:zoom|storage|memory|space|power|battery|pieces|capacity|room|legroom|ram)|"
+                r"bigger|larger|smaller|(?<!no )(?<!any )longer|shorter|wider|narrower|taller|higher|lower|cheaper|pricier|lighter|"
+                r"heavier|brighter|dimmer|faster|slower|newer|later|earlier|nicer|better|roomier|sturdier|stronger|"
+                r"comfier|warmer|cooler|thicker|thinner|quieter|louder|sharper|beefier|fancier|"
+                r"more (?:spacious|affordable|comfortable|powerful|storage|memory|space|room|legroom|capacity|"
+                r"reasonable|premium|modest|compact|portable|bags?|luggage)|less (?:bright|expensive|pricey|bulky|heavy)")
+_SUBJECTIVE = (r"good|decent|reasonable|nice|comfortable|convenient|suitable|sensible|affordable|cheap|cheapish|"
+               r"budget|inexpensive|pricey|fancy|premium|generous|plenty of|enough|big|small|large|huge|tiny|compact|"
+               r"roomy|spacious|fair|modest|proper|solid|shortish|longish|biggish|smallish|appropriate|right|"
+               r"comfy|a couple of|couple of|a few|a bunch of|several|some extra|sometime|soonish|"
+               r"(?:quite )?a lot of|lots of|loads of|tons of|a ton of|a fair (?:amount|bit) of|a good (?:amount|few) of|"
+               r"a handful of|quite a few|a good few|"
+               r"a size up|a size down|one size up|one size down|up a size|down a size|a step up|a step down|"
+               r"an upgrade|a downgrade|top of the line|high end|low end|entry level|mid range|midrange|"
+               r"not too (?:big|small|expensive|pricey|long|short|early|late|heavy)|nothing too (?:expensive|pricey|fancy)|"
+               r"reasonably(?: priced)?|affordably(?: priced)?|moderately priced|budget[- ]friendly|low[- ]cost|"
+               r"(?:on the )?(?:cheaper|pricier|bigger|smaller) side|bargain|"
+               r"not (?:so|too|that) (?:many|much|big|small|long|short|hard|difficult|expensive)|fewer|not as many|"
+               r"easier|simpler|harder|too (?:hard|difficult|easy|big|small|long|short|heavy|loud|bright|dim)")
+#: a subjective or comparative description standing in for a value ("a bigger size", "something cheap")
+VAGUE = _rx(r"\b(?:" + _COMPARATIVE + "|" + _SUBJECTIVE + r")\b(?! (?:things|questions|changes|requests|issues|problems|"
+            r"days|weeks|months|years|times|hours|minutes|orders|items)\b)")
+#: a comparative standing for a value even with nothing around it ("somewhere more comfortable")
+COMPARATIVE = _rx(r"\b(?:" + _COMPARATIVE + r")\b")
+
+_PREMISE_OPEN = (r"since|as|because|given(?: that)?|now that|seeing(?: that| as)?|i know|i heard|i was told|"
+                 r"apparently|i understand|i see|i noticed|i realise|i realize|it seems|it looks like|"
+                 r"your (?:site|website|app|store) says|they told me|i read")
+_GONE = (r"full(?![ -]?sized?\b)|booked up|fully booked|shut down|closed|expired|frozen|blocked|deactivated|declined|cancelled|"
+         r"canceled|discontinued|gone|unavailable|sold out|out of stock|not available|no longer available|taken")
+_NOT_CAPABLE = (r"made|offered|sold|used|usable|go|going|come|exist|accepted|allowed|possible|available|"
+                r"an option|in stock|carried|make|carry|sell|offer|have|get|be done|be had|be chosen|be picked|apply|"
+                r"be applied|be refunded|refund")
+_UNAVAILABLE = (r"sold out|out of stock|unavailable|not available|no longer (?:available|sold|made|offered|an option)|"
+                r"(?:you're|you are|they're|they are|we're|it's|it is) (?:all |completely |totally )?out of|"
+                r"(?:is|are|was|were|got|has been|have been|has|have|had|'s|'re)(?: \w+)? (?:" + _GONE + r")|"
+                r"(?:can't|cannot|can not|won't|will not|doesn't|don't|does not|do not|isn't|aren't|not)(?: be)?(?: \w+)? "
+                r"(?:" + _NOT_CAPABLE + r")|out of production|"
+                r"(?:can't|cannot|can not|won't|isn't|aren't|couldn't)(?: be| get| have)?(?: \w+){0,2} (?:anymore|any more|any longer)|"
+                r"not (?:a|an) \w+ (?:you|they|we) (?:accept|allow|take|offer|do)|"
+                r"(?:never|rarely|hardly ever|almost never)(?: \w+){0,3} (?:in stock|available|there)|"
+                r"used up|run out|ran out|all gone|no longer (?:possible|offered|there|an option)|"
+                r"only (?:come|comes|came|available|sold|made|offered|exists?|goes|go|issue|issues|sell|sells|make|makes|"
+                r"carry|carries|stock|stocks|do|does|offer|offers)|"
+                r"(?:nobody|no one|no-one|no store|no shop|none of them|no seller|no brand)(?: \w+)? "
+                r"(?:carries|sells|makes|stocks|has|offers|does|carry|sell|make|stock|have|offer)|(?:is|are) only (?:available|sold|made|offered)|"
+                r"already (?:been )?(?:done|taken care of|processed|applied|changed|fixed|cancelled|canceled|booked|"
+                r"handled|sorted|updated|set)|(?:was|were|has been|have been) (?:taken care of|handled|done|sorted)")
+#: a premise taken for granted about a requirement ("since the clicky ones are sold out"): the
+#: clause that says a value cannot be had (or was already dealt with), from the clause's start
+PREMISE = _rx(r"(?:^|(?<=[.;!?,:(])|(?<=\s-\s)|\b(?:so|but|and)\b)(?:(?!\s-\s)[^.;!?,:]){0,160}?\b(?:" + _UNAVAILABLE + r")\b")
+PREMISE_OPENERS = _rx(r"\b(?:" + _PREMISE_OPEN + r")\b")
+#: words of settling for a fallback ("I'll take", "go with", "any ... works")
+SETTLE = _rx(r"\b(?:settle for|make do with|go with|going with|accept|just get|i'll take|i will take|i'd take|"
+                    r"i can take|take|switch to|use|choose|pick|get|do|fine with|ok with|okay with|happy with|"
+                    r"works|is fine|will do|would do|is ok|is okay)\b")
+
+#: a request: an ask, a wish, a question, or an imperative at the start of a sentence
+REQUEST = _rx(
+    r"\b(?:i want|i need|i'd like|i would like|id like|i wanna|i'm looking for|im looking for|i am looking for|"
+    r"looking for|please|pls|can you|could you|would you|will you|can i|could i|may i|help me|i wish to|let me|"
+    r"i'd love|i would love|go ahead|i'd prefer|i would prefer|i'm trying to|im trying to|i am trying to|"
+    r"need to|want to|have to|would like to|i'd appreciate|i would appreciate|kindly|do me a favou?r)\b"
+    r"|(?:^|[.!;:]\s+)(?:need|want|looking for|searching for|seeking|in the market for|after|shopping for)\b"
+    r"|\?"
+    r"|(?:^|[.!;:,]\s+|\s-\s|\b(?:and|also|then|so|just|now)\s+)(?:cancel|exchange|return|change|switch|book|update|modify|swap|"
+    r"send|refund|downgrade|upgrade|move|put|make|add|remove|replace|process|issue|give|find|get|buy|"
+    r"charge|bill|pay|use|ship|set|reserve|rebook|fix|correct|show|pick|keep|credit)\b"
+)
+
+#: the verbs of the requests a customer makes (an imperative right after an id is a request:
+#: "on order #W1 switch the camera to ...")
+REQUEST_VERBS = ("cancel", "exchange", "return", "change", "switch", "update", "modify", "refund", "downgrade", "upgrade",
+                 "replace", "rebook", "reserve", "correct", "swap", "book", "move", "ship")
+
+
+#: "both", "each", "all of them": one value said once for several requirements
+DISTRIBUTIVE = _rx(r"\b(?:both|each|all of them|all of those|for all|either|all)\b")
+
+#: a word that separates two candidate attachment sites ("A and B", "A or B", "A with B")
+COORDINATION = _rx(r"\b(?:and|or|plus|as well as|along with|with)\b")
+
+
+_CLAUSE_END = _rx(r"[.;!?,:]|\s-\s|\s(?:so|but|and then)\s")
+
+
+def spans(pattern: re.Pattern[str], folded: str) -> list[tuple[int, int]]:
+    return [m.span() for m in pattern.finditer(folded)]
+
+
+def clause_spans(pattern: re.Pattern[str], folded: str) -> list[tuple[int, int]]:
+    """Each match extended to the end of its clause (a premise names its value after the verb
+    too: "you're out of that model in size 10, so ..."), and back over the wish it answers when
+    it opens with "but" and speaks of that wish by a pronoun ("I'd like a fifty-dollar
+    certificate, but I read you only issue them in hundreds")."""
+    out = []
+    for a, b in spans(pattern, folded):
+        end = _CLAUSE_END.search(folded, b)
+        stop = end.start() if end else len(folded)
+        if _BUT_POINTER.match(folded, a):
+            a = max((m.end() for m in _WISH_START.finditer(folded, 0, a)), default=0)
+        out.append((a, stop))
+    return out
+
+
+#: a premise clause that opens with "but" and points back with a pronoun ("but they only come ...")
+_BUT_POINTER = re.compile(r"\s*but\b[^.;!?]*?\b(?:it|them|they|that|those|these|this)\b")
+#: where the wish a "but" premise answers begins: the sentence (or the part after a colon)
+_WISH_START = re.compile(r"[.;:!?]\s*")
+
+
+#: words that make a sentence a statement rather than a shorthand list: finite verbs and subjects
+FINITE = {"i", "we", "he", "she", "they", "is", "are", "was", "were", "am", "be", "been", "isnt", "arent",
+          "wasnt", "werent", "has", "have", "had", "hasnt", "havent", "do", "does", "did", "dont", "doesnt", "didnt",
+          "will", "would", "should", "could", "can", "may", "might", "must", "shall", "wont", "wouldnt", "shouldnt",
+          "couldnt", "cant", "got", "gets", "seems", "says", "said", "told", "im", "ive", "id", "ill", "its", "thats",
+          "theres", "need", "needs", "want", "wants", "came", "arrived", "turned", "went", "broke"}
+#: words a clause opens with when it is a statement about someone or something
+SUBJECTS = {"i", "we", "you", "he", "she", "they", "it", "my", "our", "your", "his", "her", "their", "this", "that"}
+#: words that set a thing beside another like it ("the old one", "the other cabin")
+OTHERS = {"old", "other", "current", "original", "existing", "previous"}
+ARTICLES = {"the", "a", "an", "my", "one"}
+NEGATORS = {"no", "not", "without", "non", "never", "dont", "doesnt", "wont", "skip", "decline"}
+COORDINATORS = {"and", "or", "nor", "plus"}

@@ -1,0 +1,120 @@
+"""Value domains: what an adapter tells the grounder about each requirement of an intent.
+
+For every requirement slot: its legal values in the host's data (the true value first, then
+every alternative the host allows), each with the surface forms customers use for it; the words
+that name the requirement ("switch type", "switches") and the words that anchor it to its object
+("keyboard", "#W2378156"), so a mention found in a text can be attributed to one slot; and, for
+ordered requirements, each value's rank (sizes, prices, dates, counts).
+
+Besides the slots, an intent's domains name the operations a customer may ask for (the true
+request kinds and their sibling operations, for the wrong-instrument class) and the extra
+details a customer may volunteer (for the added-detail class), each with surface forms.
+Everything here is data: the matching is :mod:`miscue.language.grounder`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from miscue.canonical import canonical_json
+
+
+@dataclass(frozen=True)
+class Member:
+    """One part of a list value (an item of an order, a flight segment, a passenger): its key and
+    how customers say it. ``strong`` forms identify it alone (a flight number); weak forms only
+    with the others (a date several segments share)."""
+
+    key: str
+    forms: tuple[str, ...]
+    weak: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LegalValue:
+    """One legal value of a requirement and the ways customers say it (``forms[0]``: the
+    canonical spoken form). A list value (items, flights, passengers) is said part by part: its
+    ``members`` are keys of its slot's :class:`Member` parts."""
+
+    value: Any
+    forms: tuple[str, ...]
+    available: bool = True
+    rank: float | None = None  # position on the slot's order, for ordered slots
+    members: frozenset[str] = frozenset()
+
+    @property
+    def key(self) -> str:
+        return canonical_json(self.value)
+
+    @property
+    def spoken(self) -> str:
+        return self.forms[0] if self.forms else str(self.value)
+
+
+@dataclass(frozen=True)
+class SlotDomain:
+    """One requirement of an intent as a text may express it."""
+
+    slot: str
+    truth: Any
+    values: tuple[LegalValue, ...]  # the true value first
+    names: tuple[str, ...] = ()  # words naming the requirement ("backlight", "lighting")
+    anchors: tuple[str, ...] = ()  # words naming what it belongs to ("keyboard", "order #W2378156")
+    ordered: bool = False
+    # the value is a free text the host matches fuzzily (WebShop options and attributes): a
+    # phrase close to a legal value is itself a legal reading
+    open_text: bool = False
+    parts: tuple[Member, ...] = ()  # the parts of list values (their LegalValue.members)
+    # a customer may also name the value they have now ("instead of the black one"): an attribute
+    # of an item, a cabin, an address; never an identifier (orders, cards, reservations)
+    has_current: bool = False
+    # the value is an identifier (an order, a reservation, a card): it names its own object, so a
+    # mention belongs to the requirement whose true value it is when several could take it
+    identifier: bool = False
+    # an identifier of an instrument, not of the object operated on (a payment method): it
+    # attaches to the operation it is said with, by position, like a modifier
+    instrument: bool = False
+
+    @property
+    def truth_key(self) -> str:
+        return canonical_json(self.truth)
+
+    def value(self, key: str) -> LegalValue | None:
+        return next((v for v in self.values if v.key == key), None)
+
+    @property
+    def true_value(self) -> LegalValue:
+        return self.values[0]
+
+
+@dataclass(frozen=True)
+class Detail:
+    """A thing a customer may say that is not a requirement: an operation (``kind`` "operation")
+    or an extra detail (``kind`` "extra"). ``ref`` is the host's handle for its executable
+    reading (a request label, an index into the adapter's extras or mismatches)."""
+
+    kind: str
+    ref: str
+    forms: tuple[str, ...]
+    true: bool = False  # an operation the customer truly asks for
+
+
+@dataclass(frozen=True)
+class Domains:
+    """Every requirement of one intent, plus its operations and extra details."""
+
+    slots: dict[str, SlotDomain]
+    details: tuple[Detail, ...] = field(default=())
+
+    def __getitem__(self, slot: str) -> SlotDomain:
+        return self.slots[slot]
+
+    def __contains__(self, slot: object) -> bool:
+        return slot in self.slots
+
+    def operations(self) -> list[Detail]:
+        return [d for d in self.details if d.kind == "operation"]
+
+    def extras(self) -> list[Detail]:
+        return [d for d in self.details if d.kind == "extra"]
