@@ -67,7 +67,8 @@ def _run(adapter: Adapter, name: str, intent: Intent, source: str = "text") -> R
         return Reading(name, intent, None, f"{exc.code}: {exc.detail}", source)
 
 
-def _detail_reading(adapter: Adapter, root: Intent, reading: TextReading, kind: str, said: str | None) -> tuple[Intent | None, str]:
+def _detail_reading(adapter: Adapter, root: Intent, reading: TextReading, kind: str,
+                    said: str | None) -> tuple[Intent | None, str]:
     """The executable reading of the extra detail / mismatched operation the text names."""
     pool = adapter.extras(root) if kind == "extra" else adapter.mismatches(root)
     refs = [m.ref for m in reading.grounding.details("extra" if kind == "extra" else "operation")
@@ -167,7 +168,8 @@ def admit(adapter: Adapter, root: Intent, truth: GroundTruth, brief: WriterBrief
             seconds = [_run(adapter, "reading_2_attached_elsewhere", root.without(cond.slot))]
         readings = [first, *seconds]
         if any(r.truth is None for r in readings):
-            return Admission(_reject("reading_not_executable", next(r.error or "" for r in readings if r.truth is None)), readings)
+            return Admission(_reject("reading_not_executable", next(r.error or "" for r in readings if r.truth is None)),
+                             readings)
         if all(r.truth.hash == first.truth.hash for r in seconds):  # type: ignore[union-attr]
             return Admission(_reject("readings_agree"), readings)
         matches = sum(1 for r in readings if r.truth.hash == truth.hash)  # type: ignore[union-attr]

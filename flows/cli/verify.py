@@ -52,7 +52,8 @@ def verify(
 
 @app.command("eval-verifier")
 def eval_verifier(
-    labelled: Path = typer.Argument(..., help="the labelled set (JSON Lines: text, benchmark, task_id, claimed_type?, slot?, expected)"),
+    labelled: Path = typer.Argument(
+        ..., help="the labelled set (JSON Lines: text, benchmark, task_id, claimed_type?, slot?, expected)"),
     llm_config: Optional[Path] = LLM_CONFIG,
     price: Optional[float] = PRICE,
     replay_only: bool = OFFLINE_REPLAY,

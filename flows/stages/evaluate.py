@@ -141,7 +141,9 @@ class Scores:
         p = self.tp / (self.tp + self.fp) if self.tp + self.fp else None
         r = self.tp / (self.tp + self.fn) if self.tp + self.fn else None
         f1 = 2 * p * r / (p + r) if p and r else (0.0 if p is not None and r is not None else None)
-        rnd = (lambda x: None if x is None else round(x, 4))
+        def rnd(x: float | None) -> float | None:
+            return None if x is None else round(x, 4)
+
         return {"n": self.n, "admit_labels": self.admit_labels, "tp": self.tp, "fp": self.fp, "fn": self.fn,
                 "precision": rnd(p), "recall": rnd(r), "f1": rnd(f1)}
 

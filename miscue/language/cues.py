@@ -21,7 +21,8 @@ _OBJ = (r"(?:one|ones|card|address|size|color|colour|model|version|kind|type|opt
 #: a pointer to shared knowledge standing in for a value ("the one I mentioned", "my usual card")
 REFERRING = _rx(
     r"\b(?:(?:the|my|our) usual(?: " + _OBJ + r")?"
-    r"|(?:the )?same (?:" + _OBJ + r" )?as (?:before|last time|usual|always|(?:the |my )?(?:last|previous|other) (?:time|one|order|trip))"
+    r"|(?:the )?same (?:" + _OBJ + r" )?as "
+    r"(?:before|last time|usual|always|(?:the |my )?(?:last|previous|other) (?:time|one|order|trip))"
     r"|the " + _OBJ + r" (?:that )?(?:i|we|you) (?:mentioned|told you(?: about)?|talked about|discussed|gave you|used|said|"
     r"picked|chose|agreed on|went with|had|spoke about|settled on|wrote down|noted)(?: (?:before|earlier|last time|previously|"
     r"already|on the phone|in my (?:last|previous) (?:message|email|call)|with your colleague))?"
@@ -41,9 +42,11 @@ REFERRING = _rx(
     r"|(?:as|like) (?:before|last time|usual))\b"
 )
 
-_COMPARATIVE = (r"(?:a lot|a bit|much|way|far|a little|somewhat|even) (?:more|less|bigger|smaller|cheaper|longer|shorter)(?: \w+)?|"
+_COMPARATIVE = (r"(?:a lot|a bit|much|way|far|a little|somewhat|even) "
+                r"(?:more|less|bigger|smaller|cheaper|longer|shorter)(?: \w+)?|"
                 r"more (?:zoom|storage|memory|space|power|battery|pieces|capacity|room|legroom|ram)|"
-                r"bigger|larger|smaller|(?<!no )(?<!any )longer|shorter|wider|narrower|taller|higher|lower|cheaper|pricier|lighter|"
+                r"bigger|larger|smaller|(?<!no )(?<!any )longer|shorter|wider|narrower|taller|higher|lower|"
+                r"cheaper|pricier|lighter|"
                 r"heavier|brighter|dimmer|faster|slower|newer|later|earlier|nicer|better|roomier|sturdier|stronger|"
                 r"comfier|warmer|cooler|thicker|thinner|quieter|louder|sharper|beefier|fancier|"
                 r"more (?:spacious|affordable|comfortable|powerful|storage|memory|space|room|legroom|capacity|"
@@ -80,14 +83,16 @@ _UNAVAILABLE = (r"sold out|out of stock|unavailable|not available|no longer (?:a
                 r"(?:is|are|was|were|got|has been|have been|has|have|had|'s|'re)(?: \w+)? (?:" + _GONE + r")|"
                 r"(?:can't|cannot|can not|won't|will not|doesn't|don't|does not|do not|isn't|aren't|not)(?: be)?(?: \w+)? "
                 r"(?:" + _NOT_CAPABLE + r")|out of production|"
-                r"(?:can't|cannot|can not|won't|isn't|aren't|couldn't)(?: be| get| have)?(?: \w+){0,2} (?:anymore|any more|any longer)|"
+                r"(?:can't|cannot|can not|won't|isn't|aren't|couldn't)(?: be| get| have)?(?: \w+){0,2} "
+                r"(?:anymore|any more|any longer)|"
                 r"not (?:a|an) \w+ (?:you|they|we) (?:accept|allow|take|offer|do)|"
                 r"(?:never|rarely|hardly ever|almost never)(?: \w+){0,3} (?:in stock|available|there)|"
                 r"used up|run out|ran out|all gone|no longer (?:possible|offered|there|an option)|"
                 r"only (?:come|comes|came|available|sold|made|offered|exists?|goes|go|issue|issues|sell|sells|make|makes|"
                 r"carry|carries|stock|stocks|do|does|offer|offers)|"
                 r"(?:nobody|no one|no-one|no store|no shop|none of them|no seller|no brand)(?: \w+)? "
-                r"(?:carries|sells|makes|stocks|has|offers|does|carry|sell|make|stock|have|offer)|(?:is|are) only (?:available|sold|made|offered)|"
+                r"(?:carries|sells|makes|stocks|has|offers|does|carry|sell|make|stock|have|offer)|"
+                r"(?:is|are) only (?:available|sold|made|offered)|"
                 r"already (?:been )?(?:done|taken care of|processed|applied|changed|fixed|cancelled|canceled|booked|"
                 r"handled|sorted|updated|set)|(?:was|were|has been|have been) (?:taken care of|handled|done|sorted)")
 #: a premise taken for granted about a requirement ("since the clicky ones are sold out"): the

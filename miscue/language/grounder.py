@@ -150,7 +150,8 @@ class Grounder:
                         out[slot] += list(range(i, i + len(p)))
         return out
 
-    def _attribute(self, span: tuple[int, int], slots: list[str], ctx: "Context", keys: set[str] = frozenset()) -> tuple[str, ...]:  # type: ignore[assignment]
+    def _attribute(self, span: tuple[int, int], slots: list[str], ctx: "Context",
+                   keys: set[str] = frozenset()) -> tuple[str, ...]:  # type: ignore[assignment]
         """The slot(s) a mention belongs to.
 
         - An identifier (an order, a reservation, a card) belongs to the requirements it is the
@@ -173,8 +174,9 @@ class Grounder:
         if all(d.identifier for d in doms) and owners and (len(owners) == 1 or not any(d.instrument for d in doms)):
             return tuple(owners)
         shared = set.intersection(*(set(ctx.cue_pos.get(s, ())) for s in slots))
-        if len(owners) > 1 and len(ctx.local(span, slots, shared)) != 1 and (ctx.distributive(span) or not ctx.cued_here(span, slots, shared) or (
-                not ctx.singular(span) and all(ctx.same_clause(span, ctx.cue_pos.get(s, ()), shared) for s in owners))):
+        if len(owners) > 1 and len(ctx.local(span, slots, shared)) != 1 and (
+                ctx.distributive(span) or not ctx.cued_here(span, slots, shared) or (
+                    not ctx.singular(span) and all(ctx.same_clause(span, ctx.cue_pos.get(s, ()), shared) for s in owners))):
             return tuple(owners)
         dist = {s: ctx.distance(span, [p for p in ctx.cue_pos.get(s, ()) if p not in shared]) for s in slots}
         best = min(dist.values())

@@ -80,7 +80,8 @@ class Structure:
                 # the transition word stands between them: right before the later value ("to economy"),
                 # or opening the phrase it is in ("for a pair with IPX4 and a longer battery life")
                 between = [t.text for t in ctx.toks[e + 1:k]]
-                if ctx.toks[k - 1].text in _TRANSITIONS or (later.kind == "vague" or "with" in between) and _TRANSITIONS & set(between):
+                if (ctx.toks[k - 1].text in _TRANSITIONS
+                        or (later.kind == "vague" or "with" in between) and _TRANSITIONS & set(between)):
                     out.mentions[i] = replace(earlier, kind="current")
 
 
@@ -178,7 +179,8 @@ class Structure:
             said = [t.text for t in ctx.toks[a:b]]
             named = [p for p in ctx.cue_pos.get(m.slots[0], ()) if a <= p < b and not (m.start <= ctx.toks[p].start < m.end)]
             heads = {p for p in named if p - 1 not in named}  # where each naming phrase starts
-            other = any(ctx.toks[p - 1].text in cues.OTHERS or ctx.toks[max(a, p - 2)].text in cues.OTHERS for p in heads if p > a)
+            other = any(ctx.toks[p - 1].text in cues.OTHERS or ctx.toks[max(a, p - 2)].text in cues.OTHERS
+                        for p in heads if p > a)
             if len(heads) >= 2 and other and {"and", "or"} & set(said):
                 out.mentions[i] = replace(m, scoped=True)
 
@@ -273,7 +275,8 @@ class Structure:
                 continue
             if len(m.slots) == 1:  # given to the nearer of two like operations, whose own value is said elsewhere
                 others = self._repeated(m.slots[0], given)
-                if others and not self.domains[m.slots[0]].instrument and any(self.domains[s].value(k) for s in others for k in m.values):
+                if others and not self.domains[m.slots[0]].instrument and any(
+                        self.domains[s].value(k) for s in others for k in m.values):
                     out.mentions[i] = replace(m, slots=others)
                 continue
             if not all(self.domains[s].identifier for s in m.slots):

@@ -35,7 +35,8 @@ def test_scores_per_split_type_and_benchmark(tmp_path):
     assert report["per_type"]["factual_error"]["tp"] == 1 and report["per_benchmark"]["tau2-retail"]["n"] == 3
     codes = report["verdict_codes"]
     assert codes["admit -> admitted"] == 1 and codes["reject -> extract:no_fault_found"] == 1
-    only = runner.invoke(app, ["eval-verifier", str(labelled), "--json", "--split", "heldout", "--artifacts", str(tmp_path / "art")])
+    only = runner.invoke(app, ["eval-verifier", str(labelled), "--json", "--split", "heldout",
+                               "--artifacts", str(tmp_path / "art")])
     assert json.loads(only.stdout)["overall"]["n"] == 1
     table = runner.invoke(app, ["eval-verifier", str(labelled), "--artifacts", str(tmp_path / "art")])
     assert table.exit_code == 0 and "per fault type" in table.output and "precision" in table.output

@@ -9,12 +9,14 @@ from flows.cli import app
 
 runner = CliRunner()
 HEAD = "Hi, I want to exchange items from a delivered order, order #W2378156: the mechanical keyboard and the smart thermostat. "
-KEYBOARD = "The switch type of the new mechanical keyboard should be {switch}, the backlight of the new mechanical keyboard none, and the size of the new mechanical keyboard full size; "
+KEYBOARD = ("The switch type of the new mechanical keyboard should be {switch}, "
+            "the backlight of the new mechanical keyboard none, and the size of the new mechanical keyboard full size; ")
 THERMOSTAT = "the compatibility of the new smart thermostat should be Google Assistant. "
 PAYMENT = "The payment method is my Mastercard ending in 2478."
 CORRECT = HEAD + KEYBOARD.format(switch="clicky") + THERMOSTAT + PAYMENT
 WRONG_VALUE = HEAD + KEYBOARD.format(switch="linear") + THERMOSTAT + PAYMENT
-WITHHELD = HEAD + "The backlight of the new mechanical keyboard should be none and the size of the new mechanical keyboard full size; " + THERMOSTAT + PAYMENT
+WITHHELD = (HEAD + "The backlight of the new mechanical keyboard should be none "
+            "and the size of the new mechanical keyboard full size; " + THERMOSTAT + PAYMENT)
 POINTER = HEAD + KEYBOARD.format(switch="the usual one") + THERMOSTAT + PAYMENT
 SWITCH = "exchange.item1.switch type"
 
@@ -54,7 +56,8 @@ def test_requests_without_a_fault_are_not_admitted(tmp_path):
 def test_bad_input_is_named(tmp_path):
     res = runner.invoke(app, ["verify", CORRECT, "-b", "tau2-retail", "--task", "9999", "--artifacts", str(tmp_path)])
     assert res.exit_code == 2 and "no task '9999'" in res.output
-    res = runner.invoke(app, ["verify", CORRECT, "-b", "tau2-retail", "--task", "0", "--slot", "nope", "--artifacts", str(tmp_path)])
+    res = runner.invoke(app, ["verify", CORRECT, "-b", "tau2-retail", "--task", "0", "--slot", "nope",
+                              "--artifacts", str(tmp_path)])
     assert res.exit_code == 2 and "slot 'nope' is not a requirement" in res.output
 
 
@@ -96,7 +99,8 @@ ISSUE_EXAMPLES = [
 ]
 
 
-@pytest.mark.parametrize("benchmark,task,text,claim,admitted", ISSUE_EXAMPLES, ids=["retail-0", "retail-15", "retail-38", "airline-40"])
+@pytest.mark.parametrize("benchmark,task,text,claim,admitted", ISSUE_EXAMPLES,
+                         ids=["retail-0", "retail-15", "retail-38", "airline-40"])
 def test_the_issue_examples_get_their_verdicts(tmp_path, benchmark, task, text, claim, admitted):
     res = runner.invoke(app, ["verify", text, "-b", benchmark, "--task", task, "--json", "--artifacts", str(tmp_path), *claim])
     out = json.loads(res.stdout)

@@ -17,17 +17,22 @@ def value(v, *forms):
 def shop() -> Domains:
     """An exchange of a keyboard and a lamp, paid by one of two Visa cards; a cancellation."""
     return Domains({
-        "kb.switch": SlotDomain("kb.switch", "clicky", (value("clicky", "loud"), value("linear", "quiet"), value("tactile", "quiet")),
+        "kb.switch": SlotDomain("kb.switch", "clicky",
+                                (value("clicky", "loud"), value("linear", "quiet"), value("tactile", "quiet")),
                                 ("switch type", "switches"), ("keyboard",), has_current=True),
-        "kb.backlight": SlotDomain("kb.backlight", "none", (value("none", "no backlight", "unlit"), value("white", "white backlight"),
-                                                            value("RGB", "rgb backlight")), ("backlight",), ("keyboard",), has_current=True),
+        "kb.backlight": SlotDomain("kb.backlight", "none",
+                                   (value("none", "no backlight", "unlit"), value("white", "white backlight"),
+                                    value("RGB", "rgb backlight")),
+                                   ("backlight",), ("keyboard",), has_current=True),
         "kb.size": SlotDomain("kb.size", "full size", (value("full size", "full-size"), value("80%", "tenkeyless"), value("60%")),
                               ("size",), ("keyboard",), ordered=True, has_current=True),
         "lamp.color": SlotDomain("lamp.color", "black", (value("black"), value("white"), value("silver")), ("color", "colour"),
                                  ("lamp",), has_current=True),
-        "pay": SlotDomain("pay", "visa_1", (value("visa_1", "visa ending 1111", "my visa"), value("visa_2", "visa ending 2222", "my visa")),
+        "pay": SlotDomain("pay", "visa_1",
+                          (value("visa_1", "visa ending 1111", "my visa"), value("visa_2", "visa ending 2222", "my visa")),
                           ("pay", "card"), (), identifier=True, instrument=True),
-        "order": SlotDomain("order", "#W1", (value("#W1", "W1", "order #W1"), value("#W2", "W2")), ("order",), (), identifier=True),
+        "order": SlotDomain("order", "#W1", (value("#W1", "W1", "order #W1"), value("#W2", "W2")), ("order",), (),
+                            identifier=True),
     }, (Detail("operation", "request", ("exchange", "swap"), true=True), Detail("operation", "mismatch:0", ("return",)),
         Detail("extra", "extra:0", ("gift wrap", "gift wrapped"))))
 
@@ -40,12 +45,15 @@ def trip() -> Domains:
     return Domains({
         "ins": SlotDomain("ins", "no", (value("no", "no insurance", "no travel insurance", "without insurance"),
                                         value("yes", "insurance", "travel insurance", "with insurance")), ("insurance",)),
-        "bags": SlotDomain("bags", 0, (value(0, "no bags", "no checked bags", "0 bags"), value(1, "1 bag", "one bag", "checked bags"),
-                                       value(2, "2 bags", "checked bags")), ("bags", "bag"), ordered=True, has_current=True),
+        "bags": SlotDomain("bags", 0,
+                           (value(0, "no bags", "no checked bags", "0 bags"), value(1, "1 bag", "one bag", "checked bags"),
+                            value(2, "2 bags", "checked bags")),
+                           ("bags", "bag"), ordered=True, has_current=True),
         "cabin": SlotDomain("cabin", "economy", (value("economy", "coach"), value("business"), value("basic economy")),
                             ("cabin", "class"), ordered=True, has_current=True),
-        "flights": SlotDomain("flights", [seg1, seg2], (LegalValue([seg1, seg2], ("HAT1 and HAT2",), members=frozenset({seg1, seg2})),
-                                                        LegalValue([seg3], ("HAT3",), members=frozenset({seg3}))),
+        "flights": SlotDomain("flights", [seg1, seg2],
+                              (LegalValue([seg1, seg2], ("HAT1 and HAT2",), members=frozenset({seg1, seg2})),
+                               LegalValue([seg3], ("HAT3",), members=frozenset({seg3}))),
                               ("flights", "flight"), parts=parts),
     })
 
@@ -66,7 +74,8 @@ def test_tokens_fold_what_carries_no_meaning():
 
 @pytest.mark.parametrize("a,b,same", [
     ("skatebaord", "skateboard", True), ("swiches", "switches", True), ("toothbrushes", "toothbrush", True),
-    ("charge", "charger", False), ("stuck", "stock", False), ("order", "ordered", False), ("8", "9", False), ("bag", "bog", False),
+    ("charge", "charger", False), ("stuck", "stock", False), ("order", "ordered", False), ("8", "9", False),
+    ("bag", "bog", False),
 ])
 def test_close_tolerates_typos_not_other_words(a, b, same):
     assert close(a, b) is same
@@ -123,7 +132,8 @@ def test_a_shared_value_goes_to_the_nearest_anchor_and_both_take_it():
 
 
 def test_identifiers_anchor_themselves():
-    _, r = ground(shop(), "Order W2: exchange the keyboard for a clicky full size one, no backlight, black lamp, visa ending 1111")
+    _, r = ground(shop(), "Order W2: exchange the keyboard for a clicky full size one, no backlight, black lamp, "
+                          "visa ending 1111")
     assert r["order"].state == "other" and r["order"].values == ('"#W2"',)
 
 
@@ -217,7 +227,8 @@ def test_a_part_left_out_is_not_asked_for():
     _, r = ground(cancels(), "Cancel W1 by mistake and W2, no longer needed. Return everything except the pet bed: the kettle "
                              "and the boots.")
     assert r["return.items"].state == "true"
-    _, r = ground(cancels(), "Cancel W1 by mistake and W2, no longer needed. Returning the kettle and the boots, the pet bed stays.")
+    _, r = ground(cancels(), "Cancel W1 by mistake and W2, no longer needed. "
+                             "Returning the kettle and the boots, the pet bed stays.")
     assert r["return.items"].state == "true"
 
 

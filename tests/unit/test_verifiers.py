@@ -65,7 +65,8 @@ def test_factual_error_admitted_only_with_a_consequential_wrong_value(task0):
     same = admit(adapter, graph.root.intent, graph.root.ground_truth, brief, ex.model_copy(update={"stated_value": true_value}),
                  text=_plain(brief))
     assert same.verdict.code == "admit:stated_value_not_a_legal_value"  # the truth is no other value
-    bogus = admit(adapter, graph.root.intent, graph.root.ground_truth, brief, ex.model_copy(update={"stated_value": "purple unicorn"}))
+    bogus = admit(adapter, graph.root.intent, graph.root.ground_truth, brief,
+                  ex.model_copy(update={"stated_value": "purple unicorn"}))
     assert bogus.verdict.code == "admit:stated_value_not_a_legal_value"
 
 
@@ -74,7 +75,8 @@ def test_agreement_rejects_wrong_slot_and_disagreeing_values(task0):
     brief = plan.brief
     other = next(r.slot for r in brief.requirements if r.slot != brief.target)
     assert blind_matches_plan(brief, BlindExtraction(flaw="substituted", requirement=other), "b").code == "agree:slot_mismatch"
-    assert blind_matches_plan(brief, BlindExtraction(flaw="withheld", requirement=brief.target), "a").code == "agree:flaw_mismatch"
+    assert blind_matches_plan(
+        brief, BlindExtraction(flaw="withheld", requirement=brief.target), "a").code == "agree:flaw_mismatch"
     assert blind_matches_plan(brief, None, "a").code == "extract:unparseable"
     a = TargetedExtraction(flaw="substituted", requirement=brief.target, stated_value=brief.materials.wrong_value)
     b = a.model_copy(update={"stated_value": "something else"})
@@ -87,7 +89,8 @@ def test_withheld_needs_the_drop_to_change_the_answer(task0):
     brief = plan.brief
     assert _check(task0, brief, _plain(brief)).code == "text:withheld_value_present"
     assert _check(task0, brief, _plain(brief, drop=brief.target)) is None
-    res = admit(adapter, graph.root.intent, graph.root.ground_truth, brief, TargetedExtraction(flaw="withheld", requirement=brief.target))
+    res = admit(adapter, graph.root.intent, graph.root.ground_truth, brief,
+                TargetedExtraction(flaw="withheld", requirement=brief.target))
     assert res.admitted and res.readings[0].truth.issuperset(graph.root.ground_truth)
 
 
@@ -97,7 +100,8 @@ def test_wrong_instrument_is_refused_by_the_environment(task0):
     ex = TargetedExtraction(flaw="mismatch", operation=plan.brief.materials.mismatch)
     res = admit(adapter, graph.root.intent, graph.root.ground_truth, plan.brief, ex)
     assert res.admitted and res.readings[0].truth.empty  # modify on a delivered order: refused
-    nothing = admit(adapter, graph.root.intent, graph.root.ground_truth, plan.brief, ex.model_copy(update={"operation": "sing a song"}))
+    nothing = admit(adapter, graph.root.intent, graph.root.ground_truth, plan.brief,
+                    ex.model_copy(update={"operation": "sing a song"}))
     assert nothing.verdict.code == "admit:operation_not_compilable"
 
 
@@ -122,7 +126,8 @@ def test_lexical_readings_must_differ_with_one_true(task0, retail, retail_build)
                             second_reading=brief.materials.senses[1])
     res = admit(retail, graph.root.intent, graph.root.ground_truth, brief, ex)
     assert res.admitted and len(res.readings) == 2
-    same = admit(retail, graph.root.intent, graph.root.ground_truth, brief, ex.model_copy(update={"second_reading": brief.materials.senses[0]}))
+    same = admit(retail, graph.root.intent, graph.root.ground_truth, brief,
+                 ex.model_copy(update={"second_reading": brief.materials.senses[0]}))
     assert same.verdict.code == "admit:second_reading_not_a_legal_value"  # the truth is no second reading
 
 

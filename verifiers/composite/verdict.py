@@ -113,7 +113,8 @@ def verify_composite(adapter: Adapter, root: Intent, truth: GroundTruth, plan: C
         for who, got in (("a", c.targeted_a), ("b", c.targeted_b)):
             if got is not None and takes_slot(t) and got.requirement not in (None, c.plan.component.target):
                 c.verdict = composite_verdict("agree", "agree:slot_mismatch",
-                               f"component {t}: extractor {who}'s targeted answer on {got.requirement!r}, plan {c.plan.component.target!r}")
+                                                 f"component {t}: extractor {who}'s targeted answer on {got.requirement!r}, "
+                                                 f"plan {c.plan.component.target!r}")
                 return done(c.verdict)
     reading = read(adapter, root, text)
     for c in comps:

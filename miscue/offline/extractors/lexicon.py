@@ -14,14 +14,17 @@ OPERATION_CLASSES: dict[str, re.Pattern[str]] = {
                          r"(?! (?:flight|leg|trip|date|journey)s?\b)"),
     "exchange": re.compile(r"\b(?:exchange|exchanging|trade in)\b"),
     "modify": re.compile(r"\b(?:modify|modifying|edit the (?:items|order))\b"),
-    "book": re.compile(r"\b(?:book|(?<!the )(?<!my )(?<!this )(?<!that )(?<!our )(?<!your )booking)\b(?! (?:reference|code|number))"),  # "the booking": a thing
+    # "the booking" is a thing, not the operation
+    "book": re.compile(r"\b(?:book|(?<!the )(?<!my )(?<!this )(?<!that )(?<!our )(?<!your )booking)\b"
+                       r"(?! (?:reference|code|number))"),
 }
 #: store capabilities a shopper may ask for instead of finding and buying the product
 STORE_OPERATIONS = re.compile(
     r"\b(?:(?:set|create|put)(?: up)?(?: me up with)? (?:a |an )?(?:price )?(?:alert|watch|notification)|price alert|"
     r"notify me|sort (?:[\w-]+ ){0,6}?by|(?:use|apply) the (?:\w+ )?filter|filter (?:the )?results|"
     r"(?:in-store|in store|curbside) pick ?up|reserve (?:it|them|one) for|subscribe(?:-and-| and )save|"
-    r"subscri\w*\W*(?:and|&|n)\W*save|subscription|ask the seller|contact the seller|message the seller|add (?:it|them) to (?:my |a )?(?:wishlist|cart)|"
+    r"subscri\w*\W*(?:and|&|n)\W*save|subscription|ask the seller|contact the seller|message the seller|"
+    r"add (?:it|them) to (?:my |a )?(?:wishlist|cart)|"
     r"compare (?:the )?prices|track the price)\b")
 
 _REQUEST_KINDS = (
@@ -54,12 +57,14 @@ KEPT = re.compile(r"\b(?:the )?same \w+(?:(?:,| and) [\w-]+)*|\b\w+ (?:stays|sta
 #: a concrete, checkable detail: a street address, a count of things
 CONCRETE = re.compile(r"\b\d+ [a-z]+ (?:street|st|avenue|ave|lane|ln|drive|dr|road|rd|boulevard|blvd|way|court|ct|place|pl|"
                       r"circle|terrace|parkway)\b|\b(?:\d+|one|two|three|four|five|a couple of) (?:checked )?"
-                      r"(?:bags?|suitcases?|pieces of luggage)\b|\b(?:i(?:'ve| have)? moved|i (?:now )?live at|my (?:new )?address)\b")
+                      r"(?:bags?|suitcases?|pieces of luggage)\b|"
+                      r"\b(?:i(?:'ve| have)? moved|i (?:now )?live at|my (?:new )?address)\b")
 
 #: a detail added on top of the request: "too", "as well" closing it, or a reason or a condition
 #: following it ("fleece lined, since I run outside", "the 5-tier one if they make it")
 ADDED = re.compile(r"\b(?:too|as well|also)\W*$|\b(?:i'?d prefer|i would prefer|i'?d like it|make sure|ideally|preferably|"
-                   r"if possible|would be (?:great|nice|good|ideal|a plus|a bonus)|(?:should|must|needs? to|has to|could) also|also (?:be|have|has|needs?|comes?))\b")
+                   r"if possible|would be (?:great|nice|good|ideal|a plus|a bonus)|"
+                   r"(?:should|must|needs? to|has to|could) also|also (?:be|have|has|needs?|comes?))\b")
 JUSTIFIED = re.compile(r"^\W*(?:since|because|cause|so|if (?:they|you) (?:make|have|carry|sell|do)|i look better|"
                        r"my \w+ (?:is|has|are))\b")
 

@@ -42,16 +42,21 @@ _ASIDE = re.compile(r"\b(?:by the way|btw|fyi|side note|for the record|oh and|in
                     r"in case (?:that|it) matters|p\.?s\.?)\b|^(?:also|plus|oh)\b|\b(?:too|as well)$")
 _BARE_ASIDE = re.compile(r"\W*(?:also|plus|oh|and|btw|by the way|oh and|one more thing)\W*")
 _WISH = re.compile(r"\b(?:i'?d prefer|i would prefer|i'?d like it|make sure|ideally|preferably|if possible|"
-                   r"would be (?:great|nice|good|ideal|a plus|a bonus)|(?:should|must|needs? to|has to|could) also|also (?:be|have|has|needs?|comes?))\b")
+                   r"would be (?:great|nice|good|ideal|a plus|a bonus)|(?:should|must|needs? to|has to|could) also|"
+                   r"also (?:be|have|has|needs?|comes?))\b")
 _REASON = re.compile(r"^(?:since|because|cause|so|if (?:they|you|it) (?:make|have|carry|sell|come|do|exist)|"
                      r"i look|my \w+ (?:is|has|are|says))\b")
 _CONCRETE = re.compile(r"\b\d+ \w+ (?:street|st|avenue|ave|lane|drive|road|rd|way|court|place|boulevard|blvd)\b|"
                        r"\b(?:\d+|one|two|three|four|a couple of) (?:checked )?(?:bags?|suitcases?)\b|"
                        r"\b(?:i(?:'ve| have)? moved|we(?:'ve| have)? moved|live at|new address)\b")
-_OPERATION_VERBS = {"cancel": r"cancel\w*", "return": r"(?<!the )(?<!my )return(?:s|ed|ing)?(?! flight| leg| trip)|send (?:it |them )?back",
+_OPERATION_VERBS = {"cancel": r"cancel\w*",
+                    "return": r"(?<!the )(?<!my )return(?:s|ed|ing)?(?! flight| leg| trip)|send (?:it |them )?back",
                     "exchange": r"exchang\w*",
-                    "modify": r"modify\w*", "book": r"(?:book|(?<!the )(?<!my )(?<!this )(?<!that )(?<!our )(?<!your )booking)(?! (?:reference|code|number))"}
-_STORE = re.compile(r"\b(?:price alert|an alert|notify me|sort\w* (?:[\w-]+ ){0,6}?by|(?:price|the) filter|filter (?:the )?results|"
+                    "modify": r"modify\w*",
+                    "book": r"(?:book|(?<!the )(?<!my )(?<!this )(?<!that )(?<!our )(?<!your )booking)"
+                            r"(?! (?:reference|code|number))"}
+_STORE = re.compile(r"\b(?:price alert|an alert|notify me|sort\w* (?:[\w-]+ ){0,6}?by|(?:price|the) filter|"
+                    r"filter (?:the )?results|"
                     r"(?:in[- ]store|curbside) pick ?up|pick ?up in|subscri\w+|ask the seller|contact the seller|wishlist|"
                     r"compare (?:the )?prices|track the price)\b")
 _REQUEST_KIND = {r"\bcancel": "cancel", r"\breturn": "return", r"\bexchange": "exchange", r"\bchange items\b": "modify",
@@ -61,8 +66,10 @@ _TELLS = re.compile(r"\b(?:i|we|he|she|they|is|are|was|were|has|had|do|does|did|
                     r"\w{3,}ed)\b(?! to (?:have|be))")
 _CLOSE = re.compile(r"\b(?:thanks?|thank you|cheers|regards|asap|please|pls|thx)\b")
 _NEGATORS = {"no", "not", "without", "non", "never"}  # a form's negator must be said, never fuzzily
-_KEPT = re.compile(r"\bsame (?:\w+ )?(?:size|colou?r|one|model|style|kind|type|length|material)s?(?:(?:,| and) [\w-]+)*")  # kept, not added
-_IDENTITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[a-z]+_[a-z]+_\d{3,}\b|\b\d{5}\b|\buser(?: id)?\b|\b[a-z]+ [a-z]+,? here\b|\bhere\b|\bzip\b")
+# kept, not added
+_KEPT = re.compile(r"\bsame (?:\w+ )?(?:size|colou?r|one|model|style|kind|type|length|material)s?(?:(?:,| and) [\w-]+)*")
+_IDENTITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[a-z]+_[a-z]+_\d{3,}\b|\b\d{5}\b|\buser(?: id)?\b|"
+                       r"\b[a-z]+ [a-z]+,? here\b|\bhere\b|\bzip\b")
 
 
 def clause_spans(low: str) -> list[tuple[int, int]]:
@@ -237,7 +244,8 @@ class ParseExtractor(Extractor[_ParseView]):
         first, slot, st = min(found, key=lambda f: f[0])
         clause = next(((a, b) for a, b in v.clauses if a <= first < b), None)
         fallback = next((m.text for m in st.mentions if not m.in_premise), None)
-        return TargetedExtraction(flaw="presupposed", requirement=slot, clause=clean(v.text[clause[0]:clause[1]]) if clause else None,
+        return TargetedExtraction(flaw="presupposed", requirement=slot,
+                                  clause=clean(v.text[clause[0]:clause[1]]) if clause else None,
                                   fallback=fallback)
 
     def operation(self, v: _ParseView) -> str | None:
@@ -298,7 +306,8 @@ class ParseExtractor(Extractor[_ParseView]):
                 continue  # nothing, a clause, the opening item (the product itself), a sign-off
             if any(s <= i < e for s, e in known for i in range(a, b) if v.low[i].isalnum()):
                 continue  # it names something of the request
-            if len(words_) == 1 and v.text[a:b].strip()[:1].isupper() or any(fuzz.ratio(w, x) >= 80 for w in words_ for x in asked):
+            if (len(words_) == 1 and v.text[a:b].strip()[:1].isupper()
+                    or any(fuzz.ratio(w, x) >= 80 for w in words_ for x in asked)):
                 continue  # a name, or the kind of product asked for
             return clean(v.text[a:b])
         return None
