@@ -15,6 +15,7 @@ from typing import Any, Callable
 from miscue.canonical import canonical_json
 from miscue.config import GraphConfig
 from miscue.host import Adapter, NotExecutable
+from miscue.requirements.necessity import outcome_change
 from miscue.schema import (
     Condition,
     Edge,
@@ -100,6 +101,24 @@ class GraphBuilder:
         self.config_hash = self.config.config_hash(adapter.adapter_id)
         self._truths: dict[str, GroundTruth] = {}
         self.rejections: Counter = Counter()
+        self._stated: dict[str, frozenset[str]] = {}  # root intent id -> slots its instructions state
+
+    # ---------------------------------------------------------------- requirements
+    def _needless(self, cand: Candidate, exempt: frozenset[str]) -> str | None:
+        """A condition of the candidate whose removal leaves its ground truth unchanged (None: every
+        one is needed, or stated by the root's instructions). Issue 16: a node asks only for what
+        its outcome needs."""
+        assert cand.truth is not None
+        for cond in cand.intent.conditions:
+            if cond.slot in exempt:
+                continue
+            without = cand.intent.replace(conditions=[c for c in cand.intent.conditions if c.key != cond.key])
+            known = self._truths.get(without.intent_id)
+            if known is not None and known.hash != cand.truth.hash:
+                continue
+            if outcome_change(self.adapter, without, cand.truth) is None:
+                return cond.slot
+        return None
 
     # ------------------------------------------------------------------ ground truth
     def truth(self, intent: Intent) -> GroundTruth:
@@ -178,6 +197,7 @@ class GraphBuilder:
         valid: list[tuple[str, Intent]] = []
         first_of: dict[str, str] = {}
         bench = self.adapter.benchmark
+        settled: dict[str, dict[str, Any]] = {}  # task id -> the requirement record of its ledger entry
         for seed in seeds:
             check = self.adapter.validate(seed)
             if not check.ok or check.intent is None:
@@ -186,10 +206,15 @@ class GraphBuilder:
                     progress(seed.task_id)
                 continue
             intent = check.intent
+            if check.settled is not None:
+                settled[seed.task_id] = {"requirements": check.settled.rows, "notes": check.settled.notes}
+                self._stated.setdefault(intent.intent_id, frozenset(
+                    r.slot for r in check.settled.rows if r.status in ("kept", "added") and r.stated))
             if intent.intent_id in first_of:
                 ledger[seed.task_id] = GraphLedgerEntry(
                     benchmark=bench, task_id=seed.task_id, status="duplicate", code="duplicate:same_intent",
                     detail=f"the same intent as task {first_of[intent.intent_id]}", intent_id=intent.intent_id,
+                    **settled.get(seed.task_id, {}),
                 )
                 if progress:
                     progress(seed.task_id)
@@ -200,7 +225,7 @@ class GraphBuilder:
         graphs: list[IntentGraph] = []
         for task_id, root in valid:
             graph, entry = self._build_one(task_id, root, valid)
-            ledger[task_id] = entry
+            ledger[task_id] = entry.model_copy(update=settled.get(task_id, {}))
             if graph is not None:
                 graphs.append(graph)
             if progress:
@@ -243,6 +268,9 @@ class GraphBuilder:
                     break
                 if cand.intent.intent_id in seen:
                     continue  # dedupe by intent, real ranked above synthetic
+                if cand.provenance == Provenance.synthetic and self._needless(cand, self._stated.get(root.intent_id, frozenset())):
+                    self.rejections["candidate:needless_condition"] += 1
+                    continue
                 seen.add(cand.intent.intent_id)
                 chosen.append(cand)
                 picked += 1

@@ -50,7 +50,14 @@ VALUE_SYNONYMS = {
     ("design", "custom"): ("printed", "printed design", "personalised", "personalized"), ("design", "graphic"): ("printed", "printed design"),
     ("skin tone", "dark"): ("deep", "deep tan", "deep-tan", "tan"), ("skin tone", "medium"): ("tan", "deep tan", "olive"),
     ("battery type", "AA batteries"): ("aa", "battery powered", "aa battery"),
+    # the price order of a new item (adapters.tau2.variants): "the cheapest one"
+    ("price", "lowest"): ("the cheapest", "cheapest", "least expensive", "lowest price", "lowest priced", "most affordable",
+                          "cheapest one", "cheapest version", "cheapest option"),
+    ("price", "highest"): ("the most expensive", "most expensive", "priciest", "highest price", "highest priced", "top of the line"),
 }
+#: a bound on an ordered option ("i7 or above"): the ways a customer says it, around the value's own forms
+BOUND_FORMS = {">=": ("{} or above", "{} or higher", "{} or better", "{} or more", "at least {}", "{} and up", "minimum {}"),
+               "<=": ("{} or below", "{} or lower", "{} or less", "at most {}", "up to {}", "no more than {}", "maximum {}")}
 
 SYNONYMS = {"grey": ("gray",), "space grey": ("space gray",), "ac adapter": ("wall plug", "mains"),
             "battery": ("battery powered", "cordless"), "1080p": ("full hd",),
@@ -352,7 +359,11 @@ def tau2_domains(adapter: Any, intent: Intent) -> Domains:
             items = items_of.get(label, [])
             product = items[j - 1] if j <= len(items) else {"product": ""}
             values = [c.value, *alternatives, *_all_option_values(adapter, intent, label, product, option)]
-            slots[c.slot] = SlotDomain(c.slot, c.value, _legal(values, lambda v, o=option: option_forms(o, v)), _names(option),
+            legal = _legal(values, lambda v, o=option: option_forms(o, v))
+            if c.op in BOUND_FORMS:  # the truth is a bound: said with its own words around the value's forms
+                said = tuple(b.format(f) for f in legal[0].forms[:4] for b in BOUND_FORMS[c.op])
+                legal = (LegalValue(c.value, said + legal[0].forms), *legal[1:])
+            slots[c.slot] = SlotDomain(c.slot, c.value, legal, _names(option),
                                        product_forms(product, [p["product"] for p in items]),
                                        ordered=adapter.is_ordered_slot(intent, c.slot), has_current=True)
         elif field == "items":

@@ -15,9 +15,13 @@ from adapters.tau2.forms import tau2_domains
 from adapters.tau2.airline import find_reservation
 from adapters.tau2.kinds import DB
 from adapters.tau2.retail import describe_line, find_order, known_addresses, words_address
+from adapters.tau2.variants import PRICE
 from miscue.host import Extra, Mismatch
 from miscue.language import Domains
 from miscue.schema import Condition, Intent
+
+
+BOUND_WORDS = {">=": "or above", "<=": "or below"}
 
 
 class Tau2Speech:
@@ -108,7 +112,11 @@ class Tau2Speech:
             return f"{value} paid bag" + ("" if value == 1 else "s")
         if field == "amount":
             return f"${value}"
-        return str(value)
+        head, _, option = field.partition(".")
+        if option == PRICE and head.startswith("item"):
+            return {"lowest": "the cheapest one", "highest": "the most expensive one"}.get(str(value), str(value))
+        bound = next((c.op for c in intent.conditions if c.slot == slot and c.op in BOUND_WORDS and c.value == value), None)
+        return f"{value} {BOUND_WORDS[bound]}" if bound else str(value)
 
     def value_domains(self, intent: Intent) -> Domains:
         """Every requirement's legal values with the ways customers say them (DESIGN 6a;
@@ -128,8 +136,8 @@ class Tau2Speech:
                                      conditions=list(intent.conditions) + [Condition(slot="user_address.address", value=moved)])
             out.append(Extra(f"by the way, I now live at {words.spoken_address(moved)}", reading))
         if self.domain_name == "airline" and "change_bags" not in labels:
-            res_cond = next((c for c in intent.conditions if c.slot.endswith(".reservation")), None)
-            res = find_reservation(self.db, res_cond.value) if res_cond else None
+            rid = next((r for lab in labels if (r := self.resolved(intent, f"{lab}.reservation"))), None)  # type: ignore[attr-defined]
+            res = find_reservation(self.db, rid) if rid else None
             if res is not None and res.get("status") != "cancelled":
                 bags = res["total_baggages"] + 1
                 pay = next((p for p in self.db.payment_ids(intent.base["customer"]) if p.startswith("credit_card")), None)
@@ -144,6 +152,10 @@ class Tau2Speech:
                     out.append(Extra(f"I will be travelling with {self.spoken_value(intent, 'change_bags.bags', bags)} on that trip", reading))
         return out
 
+    def order_id(self, intent: Intent, label: str) -> str | None:
+        """The order a retail write is on: its condition, or the one order its items describe."""
+        return self.resolved(intent, f"{label}.order")  # type: ignore[attr-defined]
+
     def mismatches(self, intent: Intent) -> list[Mismatch]:
         """The request made through a sibling write the environment refuses for this order."""
         if self.domain_name != "retail":
@@ -156,29 +168,22 @@ class Tau2Speech:
             if label not in siblings:
                 continue
             sibling, verb = siblings[label]
-            if sibling in labels:
+            oid = self.order_id(intent, label)
+            if sibling in labels or oid is None:
                 continue
-            conds = []
-            for c in intent.conditions:
-                lab, _, field = c.slot.partition(".")
-                if lab != label:
-                    conds.append(c)
-                elif sibling == "cancel" and field == "order":
-                    conds += [Condition(slot="cancel.order", value=c.value), Condition(slot="cancel.reason", value="no longer needed")]
-                elif sibling == "return" and field == "order":
-                    order = find_order(self.db, c.value)
-                    if order is None:
-                        break
-                    conds += [Condition(slot="return.order", value=c.value),
-                              Condition(slot="return.items", value=[describe_line(x, order["items"]) for x in order["items"]]),
-                              Condition(slot="return.payment", value=order["payment_history"][0]["payment_method_id"])]
-                elif sibling in ("exchange", "modify_items") or field in ("order", "items", "payment"):
-                    if sibling in ("cancel", "return"):
-                        continue
-                    conds.append(Condition(slot=f"{sibling}.{field}", value=c.value))
+            conds = [c for c in intent.conditions if c.slot.partition(".")[0] != label]
+            if sibling == "cancel":
+                conds += [Condition(slot="cancel.order", value=oid), Condition(slot="cancel.reason", value="no longer needed")]
+            elif sibling == "return":
+                order = find_order(self.db, oid)
+                if order is None:
+                    continue
+                conds += [Condition(slot="return.order", value=oid),
+                          Condition(slot="return.items", value=[describe_line(x, order["items"]) for x in order["items"]]),
+                          Condition(slot="return.payment", value=order["payment_history"][0]["payment_method_id"])]
+            else:
+                conds += [Condition(slot=f"{sibling}.{c.slot.partition('.')[2]}", op=c.op, value=c.value)
+                          for c in intent.conditions if c.slot.partition(".")[0] == label]
             reading = intent.replace(base={**intent.base, "request": labels[:i] + [sibling] + labels[i + 1:]}, conditions=conds)
-            order = intent.condition(f"{label}.order")
-            if order is None:
-                continue
-            out.append(Mismatch(f"{verb} order {order.value}", reading))
+            out.append(Mismatch(f"{verb} order {oid}", reading))
         return out
