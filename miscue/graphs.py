@@ -255,6 +255,7 @@ class GraphBuilder:
                 by_op[branch[0]].append(Candidate(other, branch[0], branch[1], Provenance.real, other_id))
         chosen: list[Candidate] = []
         seen: set[str] = {root.intent_id}
+        needless: Counter = Counter()  # operator -> synthetic candidates refused for a condition nothing needs
         for op in OPERATOR_ORDER:
             quota = self.config.quota.get(op, 0)
             admitted = [c for c in (self._evaluate(root, truth, c) for c in by_op[op]) if c is not None]
@@ -270,6 +271,7 @@ class GraphBuilder:
                     continue  # dedupe by intent, real ranked above synthetic
                 if cand.provenance == Provenance.synthetic and self._needless(cand, self._stated.get(root.intent_id, frozenset())):
                     self.rejections["candidate:needless_condition"] += 1
+                    needless[op] += 1
                     continue
                 seen.add(cand.intent.intent_id)
                 chosen.append(cand)
@@ -282,7 +284,9 @@ class GraphBuilder:
             return drop("graph:no_moved_edge", f"{len(chosen)} children, none changes the answer")
         if self.config.require_full_quota:
             counts = Counter(c.operator for c in chosen)
-            short = [f"{op.value} {counts.get(op, 0)}/{q}" for op, q in self.config.quota.items() if counts.get(op, 0) < q]
+            short = [f"{op.value} {counts.get(op, 0)}/{q}" + (f" ({needless[op]} refused: a condition the outcome does not need)"
+                                                               if needless[op] else "")
+                     for op, q in self.config.quota.items() if counts.get(op, 0) < q]
             if short:
                 return drop("graph:quota_short", ", ".join(short))
 

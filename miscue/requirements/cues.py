@@ -83,13 +83,15 @@ class InstructionReading:
         return self.reading.slots[slot].said() if slot in self.reading.slots else ""
 
     def stated(self, slot: str) -> bool:
-        """The instructions state the requirement (and do not waive it): its value; a description
-        that stands for it ("a less bright one"); or "keep"/"same" for the value the customer has."""
+        """The instructions state the requirement (and do not waive it): its value (also where the
+        words around leave what it attaches to ambiguous); a description that stands for it ("a less bright one"); or "keep"/"same" for the value the customer has."""
         if self.waived(slot) is not None:
             return False
         state = self.state(slot)
         if state == "true":
             return True
+        if state == "ambiguous" and self.reading.slots[slot].values == (self.reading.truth_keys.get(slot),):
+            return True  # the true value, and only it, is said; what it attaches to is ambiguous ("shoes with breathable mesh")
         if state == "marked" and any(m.kind == "vague" for m in self.reading.slots[slot].mentions):
             return True
         return slot in self.current and any(c.kind == "same" and slot in c.slots for c in self.cues)

@@ -85,6 +85,7 @@ class _Truths:
         self.host = host
         self.cache: dict[str, GroundTruth | None] = {}
         self.effects: dict[tuple[str, str], str | None] = {}
+        self.needed: dict[str, str] = {}  # condition key -> its effect, found needed by step 3 (same outcome, more conditions)
 
     def __call__(self, intent: Intent) -> GroundTruth | None:
         """The ground truth, or None when the intent cannot be executed."""
@@ -115,9 +116,9 @@ def _effect(truths: _Truths, intent: Intent, cond: Condition, target: GroundTrut
 
 
 def _reading(host: Host, intent: Intent, text: str, current: frozenset[str] = frozenset()) -> InstructionReading:
-    domains = host.value_domains(intent)
-    grounding = host.grounder(intent).ground(text) if text.strip() else Grounding(text)
-    return read_instructions(text, grounding, domains, current)
+    grounder = host.grounder(intent)  # compiled once per intent by the host, with its domains
+    grounding = grounder.ground(text) if text.strip() else Grounding(text)
+    return read_instructions(text, grounding, grounder.domains, current)
 
 
 def _rank(reading: InstructionReading, slot: str) -> int:
@@ -177,14 +178,19 @@ def settle(host: Host, raw: Intent, text: str) -> Settled:
                     notes.append(f"{slot}: the instructions waive it ({cue.phrase!r}) but the outcome needs it; kept")
 
     # 3. necessity by execution: an unstated condition that changes nothing is context
+    # (removing a condition only widens the outcome, so one needed here stays needed once others,
+    # which leave the outcome as it is, are gone: its effect is not executed a second time)
     target = truths(intent)
     order = sorted(intent.conditions, key=lambda c: (_rank(reading, c.slot), c.slot in current, c.key))
     for cond in order:
         if reading.stated(cond.slot) or cond.key in added:
             continue
-        if _effect(truths, intent, cond, target) is None:
+        effect = _effect(truths, intent, cond, target)
+        if effect is None:
             status[cond.key] = ("context", "not needed: the outcome is the same without it, and the instructions do not state it")
             intent = _without(intent, cond)
+        else:
+            truths.needed[cond.key] = effect
     return _record(host, truths, (raw, full, intent), reading, text, before, (status, added, lifted_cues), notes)
 
 
@@ -212,7 +218,7 @@ def _record(host: Host, truths: _Truths, intents: tuple[Intent, Intent, Intent],
                       said=source.statement(cond.slot)[:200],
                       necessary_before=(before[cond.key] is not None) if cond.key in before else None)
         if cond.key in final:
-            effect = _effect(truths, intent, cond, target)
+            effect = truths.needed.get(cond.key) or _effect(truths, intent, cond, target)
             if effect is None:
                 stated.add(cond.slot)
             why = added.get(cond.key) or (f"necessary: {effect}" if effect else f"stated in the instructions ({source.statement(cond.slot)!r})")
