@@ -152,7 +152,8 @@ class GraphBuilder:
             for cond in root.conditions:
                 for value in self.adapter.domain(root, cond.slot):
                     new = cond.with_value(value)
-                    out.append(Candidate(root.with_condition(new), op, {"changed": [[cond.slot, cond.op, cond.value, value]]}, Provenance.synthetic))
+                    delta = {"changed": [[cond.slot, cond.op, cond.value, value]]}
+                    out.append(Candidate(root.with_condition(new), op, delta, Provenance.synthetic))
         return out[:cap]
 
     def _evaluate(self, root: Intent, truth: GroundTruth, cand: Candidate) -> Candidate | None:
@@ -201,7 +202,8 @@ class GraphBuilder:
         for seed in seeds:
             check = self.adapter.validate(seed)
             if not check.ok or check.intent is None:
-                ledger[seed.task_id] = GraphLedgerEntry(benchmark=bench, task_id=seed.task_id, status="dropped", code=check.code, detail=check.detail)
+                ledger[seed.task_id] = GraphLedgerEntry(benchmark=bench, task_id=seed.task_id, status="dropped", code=check.code,
+                                                        detail=check.detail)
                 if progress:
                     progress(seed.task_id)
                 continue
@@ -233,11 +235,13 @@ class GraphBuilder:
         ordered = [ledger[s.task_id] for s in seeds]
         return GraphBuild(bench, graphs, ordered, Counter(self.rejections))
 
-    def _build_one(self, task_id: str, root: Intent, pool: list[tuple[str, Intent]]) -> tuple[IntentGraph | None, GraphLedgerEntry]:
+    def _build_one(self, task_id: str, root: Intent,
+                   pool: list[tuple[str, Intent]]) -> tuple[IntentGraph | None, GraphLedgerEntry]:
         bench = self.adapter.benchmark
 
         def drop(code: str, detail: str = "") -> tuple[None, GraphLedgerEntry]:
-            return None, GraphLedgerEntry(benchmark=bench, task_id=task_id, status="dropped", code=code, detail=detail, intent_id=root.intent_id)
+            return None, GraphLedgerEntry(benchmark=bench, task_id=task_id, status="dropped", code=code, detail=detail,
+                                          intent_id=root.intent_id)
 
         try:
             truth = self.truth(root)
@@ -269,7 +273,8 @@ class GraphBuilder:
                     break
                 if cand.intent.intent_id in seen:
                     continue  # dedupe by intent, real ranked above synthetic
-                if cand.provenance == Provenance.synthetic and self._needless(cand, self._stated.get(root.intent_id, frozenset())):
+                stated = self._stated.get(root.intent_id, frozenset())
+                if cand.provenance == Provenance.synthetic and self._needless(cand, stated):
                     self.rejections["candidate:needless_condition"] += 1
                     needless[op] += 1
                     continue
@@ -311,7 +316,8 @@ class GraphBuilder:
         )
 
 
-def battery(graph: IntentGraph, adapter: Adapter | None = None, reexecute: Callable[[Intent], GroundTruth] | None = None) -> list[str]:
+def battery(graph: IntentGraph, adapter: Adapter | None = None,
+            reexecute: Callable[[Intent], GroundTruth] | None = None) -> list[str]:
     """The consistency battery; returns failure codes (empty when the graph passes)."""
     failures: list[str] = []
     root = graph.root

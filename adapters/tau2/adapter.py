@@ -104,12 +104,14 @@ class Tau2Adapter(Tau2Speech, Adapter[Tau2Recipe]):
         writes = [i for i, c in enumerate(calls) if self._is_write(c.name)]
         if not writes:
             info = seed.payload.evaluation_criteria
-            detail = f"communicate_info={info.communicate_info!r}" if info and info.communicate_info else "no golden actions change the database"
+            detail = (f"communicate_info={info.communicate_info!r}" if info and info.communicate_info
+                      else "no golden actions change the database")
             return SeedCheck(seed.task_id, False, "seed:no_write_actions", detail)
         golden = self.executor.run(calls)
         if golden.state == self.executor.pristine_state:
             failed = "; ".join(e for e in golden.errors if e)
-            return SeedCheck(seed.task_id, False, "seed:state_unchanged", f"the golden writes change nothing ({failed or 'no errors'})")
+            return SeedCheck(seed.task_id, False, "seed:state_unchanged",
+                             f"the golden writes change nothing ({failed or 'no errors'})")
         effective = [calls[i] for i in writes if golden.errors[i] is None]
         try:
             intent = self.lift(effective)
@@ -188,7 +190,8 @@ class Tau2Adapter(Tau2Speech, Adapter[Tau2Recipe]):
             if isinstance(kind, ChangeFlights) and "reservation" in given and "cabin" in given:
                 ctx["cabin_after"][given["reservation"]] = given["cabin"]
             if self.domain_name == "airline":
-                options = [o for o in options if o[0] in self.vouched_calls or not policy.violations(o[0].name, o[0].arguments, self.db.raw)]
+                options = [o for o in options
+                           if o[0] in self.vouched_calls or not policy.violations(o[0].name, o[0].arguments, self.db.raw)]
                 if not options:
                     raise NotExecutable("policy", f"every reading of {label} breaks the airline policy")
             size *= max(1, len(options))
@@ -241,7 +244,8 @@ class Tau2Adapter(Tau2Speech, Adapter[Tau2Recipe]):
         if cond is not None and cond.op == "=":
             return cond.value
         try:
-            found = {canonical_json(w[slot]): w[slot] for w in self.witnesses(intent, GroundTruth.of("db_states", [])) if slot in w}
+            witnesses = self.witnesses(intent, GroundTruth.of("db_states", []))
+            found = {canonical_json(w[slot]): w[slot] for w in witnesses if slot in w}
         except NotExecutable:
             return None
         return next(iter(found.values())) if len(found) == 1 else None

@@ -175,7 +175,8 @@ class ModifyAddress(RetailKind):
     def choices(self, given, db, customer, ctx=None):
         return [
             ({"order_id": o, **a}, {"order": o, "address": a})
-            for o, a in cartesian([pick(given, "order", user_orders(db, customer)), pick(given, "address", known_addresses(db, customer))])
+            for o, a in cartesian([pick(given, "order", user_orders(db, customer)),
+                                   pick(given, "address", known_addresses(db, customer))])
         ]
 
     def domain(self, field, given, db, customer):
@@ -208,7 +209,8 @@ class ModifyPayment(RetailKind):
     def choices(self, given, db, customer, ctx=None):
         return [
             ({"order_id": o, "payment_method_id": p}, {"order": o, "payment": p})
-            for o, p in cartesian([pick(given, "order", user_orders(db, customer)), pick(given, "payment", db.payment_ids(customer))])
+            for o, p in cartesian([pick(given, "order", user_orders(db, customer)),
+                                   pick(given, "payment", db.payment_ids(customer))])
         ]
 
     def domain(self, field, given, db, customer):
@@ -351,4 +353,5 @@ class ModifyItems(ItemsKind):
     tool, label, with_new_items, order_matters = "modify_pending_order_items", "modify_items", True, True
 
 
-RETAIL_KINDS: tuple[WriteKind, ...] = (Cancel(), ModifyAddress(), UserAddress(), ModifyPayment(), Return(), Exchange(), ModifyItems())
+RETAIL_KINDS: tuple[WriteKind, ...] = (Cancel(), ModifyAddress(), UserAddress(), ModifyPayment(), Return(), Exchange(),
+                                       ModifyItems())

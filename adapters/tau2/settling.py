@@ -86,7 +86,8 @@ def keeps_current(db: DB, customer: str, split: Split, slot: str) -> bool:
     return False
 
 
-def preference(db: DB, customer: str, split: Split, intent: Intent, slot: str, kind_: str, values: tuple[str, ...]) -> Intent | None:
+def preference(db: DB, customer: str, split: Split, intent: Intent, slot: str, kind_: str,
+               values: tuple[str, ...]) -> Intent | None:
     label, _, field = slot.partition(".")
     entry = next(((k, g) for lab, k, g in split if lab == label), None)
     if entry is None or not isinstance(entry[0], ItemsKind) or not entry[0].with_new_items:

@@ -130,8 +130,9 @@ class Tau2Speech:
         if self.domain_name == "retail" and "user_address" not in labels:
             user = self._user(intent)
             known = [a for a in known_addresses(self.db, intent.base["customer"]) if a != words_address(user)]
-            moved = known[0] if known else {"address1": "17 Harbor Lane", "address2": "", "city": user.get("address", {}).get("city", "Springfield"),
-                                             "state": user.get("address", {}).get("state", "IL"), "country": "USA", "zip": user.get("address", {}).get("zip", "62701")}
+            home = user.get("address", {})
+            moved = known[0] if known else {"address1": "17 Harbor Lane", "address2": "", "city": home.get("city", "Springfield"),
+                                             "state": home.get("state", "IL"), "country": "USA", "zip": home.get("zip", "62701")}
             reading = intent.replace(base={**intent.base, "request": labels + ["user_address"]},
                                      conditions=list(intent.conditions) + [Condition(slot="user_address.address", value=moved)])
             out.append(Extra(f"by the way, I now live at {words.spoken_address(moved)}", reading))
@@ -149,7 +150,8 @@ class Tau2Speech:
                             Condition(slot="change_bags.bags", value=bags),
                             Condition(slot="change_bags.payment", value=pay)],
                     )
-                    out.append(Extra(f"I will be travelling with {self.spoken_value(intent, 'change_bags.bags', bags)} on that trip", reading))
+                    said = self.spoken_value(intent, "change_bags.bags", bags)
+                    out.append(Extra(f"I will be travelling with {said} on that trip", reading))
         return out
 
     def order_id(self, intent: Intent, label: str) -> str | None:

@@ -25,7 +25,8 @@ from adapters.webshop.intents import ATTR, OPTION, PRICE, UNSUPPORTED_OPERATIONS
 from adapters.webshop.matching import distinguishable, fuzz_process, option_values_match
 from adapters.webshop.nouns import NounTagger, load_noun_tagger
 from adapters.webshop.oracle import ClusterOracle, Purchase, TooManyPurchases
-from adapters.webshop.reward import DUMMY_ATTR, PRICE_RANGE, PRICE_UNBOUNDED, GoalSpec, Product, Reward, reward, rewards_of_choices
+from adapters.webshop.reward import (DUMMY_ATTR, PRICE_RANGE, PRICE_UNBOUNDED, GoalSpec, Product, Reward, reward,
+                                     rewards_of_choices)
 from adapters.webshop.speech import WebShopSpeech
 from miscue.canonical import content_hash
 from miscue.errors import ConfigError
@@ -144,7 +145,8 @@ class WebShopAdapter(WebShopSpeech, Adapter[Purchase]):
         for value in dict.fromkeys(goal.options):
             name = _offering_option(target, value)
             if name is None:
-                raise NotExecutable("option_not_offered", f"goal option {value!r} matches no option value of the annotated product")
+                raise NotExecutable("option_not_offered",
+                                    f"goal option {value!r} matches no option value of the annotated product")
             used[name] += 1
             slot = OPTION + name if used[name] == 1 else f"{OPTION}{name}#{used[name]}"
             conds.append(Condition(slot=slot, value=value))
@@ -375,10 +377,13 @@ class WebShopAdapter(WebShopSpeech, Adapter[Purchase]):
         reasons = {
             "indirect_intent": "whole-message; the truth reading re-executes unchanged",
             "contextual_irrelevance": "whole-message; the truth reading re-executes unchanged",
-            "factual_error": "option values and price steps have reward-distinguishable alternatives (domain); indistinguishable ones are rejected",
+            "factual_error": "option values and price steps have reward-distinguishable alternatives (domain); "
+                             "indistinguishable ones are rejected",
             "false_presupposition": "doubting one requirement and settling for a fallback changes the purchases that score 1.0",
-            "tool_capability_mismatch": "store capabilities WebShop does not offer (price alerts, sorting, filters, pickup ...): mismatches() readings are refused",
-            "insufficient_information": "dropping an option or the price ceiling widens the answer; an attr: slot only if another attribute remains",
+            "tool_capability_mismatch": "store capabilities WebShop does not offer (price alerts, sorting, filters, pickup ...): "
+                                        "mismatches() readings are refused",
+            "insufficient_information": "dropping an option or the price ceiling widens the answer; "
+                                        "an attr: slot only if another attribute remains",
             "irrelevant_information": "extras(): an attribute or option value some answers carry, strictly narrowing the answer",
             "lexical_ambiguity": "option and price slots (attr: slot names state their value)",
             "syntactic_ambiguity": "option and price slots (attr: slot names state their value)",

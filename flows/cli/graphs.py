@@ -60,13 +60,15 @@ def _summary_table(s: dict[str, Any]) -> Table:
         t.add_row(f"dropped: {code}", str(n))
     for op, n in s["children_per_operator"].items():
         t.add_row(f"children: {op}", str(n))
-    t.add_row("children (real / synthetic)", f"{s['children_by_provenance'].get('real', 0)} / {s['children_by_provenance'].get('synthetic', 0)}")
+    by_provenance = s["children_by_provenance"]
+    t.add_row("children (real / synthetic)", f"{by_provenance.get('real', 0)} / {by_provenance.get('synthetic', 0)}")
     t.add_row("moved edges", f"{s['moved_edges']} of {s['children']}")
     req = s.get("requirements", {})
     if req:
         t.add_row("requirements: tasks settled (changed)", f"{req.get('tasks', 0)} ({req.get('tasks_changed', 0)})")
         t.add_row("requirements before / after", f"{req.get('before.conditions', 0)} / {req.get('after.conditions', 0)}")
-        t.add_row("neither necessary nor stated: before / after", f"{req.get('before.neither', 0)} / {req.get('after.neither', 0)}")
+        t.add_row("neither necessary nor stated: before / after",
+                  f"{req.get('before.neither', 0)} / {req.get('after.neither', 0)}")
     if "check" in s:
         c = s["check"]
         t.add_row("check: nodes re-executed", str(c["nodes_checked"]))
@@ -82,7 +84,8 @@ def _audit_tables(s: dict[str, Any]) -> list[Table]:
     for col in ("", "conditions", "necessary", "stated", "stated only", "neither"):
         counts.add_column(col, justify="right" if col else "left")
     for when in ("before", "after"):
-        counts.add_row(when, *(str(req.get(f"{when}.{k}", 0)) for k in ("conditions", "necessary", "stated", "stated_only", "neither")))
+        counts.add_row(when, *(str(req.get(f"{when}.{k}", 0))
+                               for k in ("conditions", "necessary", "stated", "stated_only", "neither")))
     statuses = ", ".join(f"{k.split('.', 1)[1]} {v}" for k, v in req.items() if k.startswith("status."))
     counts.caption = (f"{req.get('tasks', 0)} tasks, {req.get('tasks_changed', 0)} changed; conditions: {statuses}; "
                       f"notes {req.get('notes', 0)} on {req.get('tasks_with_notes', 0)} tasks")

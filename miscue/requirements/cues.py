@@ -27,7 +27,8 @@ from miscue.language.states import TextReading, states
 
 #: a clause in which the customer says they do not care (what follows, up to the clause's end)
 _INDIFFERENT = re.compile(
-    r"\b(?:(?:do|does|did)(?:n'?t| not)|never|not)\s+(?:really\s+|much\s+)?(?:care|mind)\b(?:\s+(?:about|for|which|what|whether|if))?"
+    r"\b(?:(?:do|does|did)(?:n'?t| not)|never|not)\s+(?:really\s+|much\s+)?(?:care|mind)\b"
+    r"(?:\s+(?:about|for|which|what|whether|if))?"
     r"|\bno\s+preference\s+(?:about|for|on|between)\b|\b(?:is|are)\s+not\s+important\b",
     re.I,
 )
@@ -84,7 +85,8 @@ class InstructionReading:
 
     def stated(self, slot: str) -> bool:
         """The instructions state the requirement (and do not waive it): its value (also where the
-        words around leave what it attaches to ambiguous); a description that stands for it ("a less bright one"); or "keep"/"same" for the value the customer has."""
+        words around leave what it attaches to ambiguous); a description that stands for it ("a less
+        bright one"); or "keep"/"same" for the value the customer has."""
         if self.waived(slot) is not None:
             return False
         state = self.state(slot)
@@ -214,7 +216,8 @@ def _preferences(text: str, g: Grounding) -> list[Cue]:
     return sorted(out, key=lambda c: (c.start, c.kind))
 
 
-def read_instructions(text: str, grounding: Grounding, domains: Domains, current: frozenset[str] = frozenset()) -> InstructionReading:
+def read_instructions(text: str, grounding: Grounding, domains: Domains,
+                      current: frozenset[str] = frozenset()) -> InstructionReading:
     """The instructions' requirement states (the grounder's) and their cues; ``current``: the
     requirements whose value is the one the customer has now (the host knows which)."""
     reading = states(grounding, domains)

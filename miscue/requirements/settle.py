@@ -153,7 +153,8 @@ def settle(host: Host, raw: Intent, text: str) -> Settled:
             if new is None:
                 continue  # noted below if it stays a requirement
             if not _holds(truths(new), golden):
-                notes.append(f"{slot}: the instructions say {cue.phrase!r}; lifting it does not reach the golden outcome, kept as lifted")
+                notes.append(f"{slot}: the instructions say {cue.phrase!r}; lifting it does not reach the golden outcome, "
+                             "kept as lifted")
                 continue
             lifted_cues.add((cue.kind, cue.start))
             gone = {c.key for c in intent.conditions} - {c.key for c in new.conditions}
@@ -178,8 +179,9 @@ def settle(host: Host, raw: Intent, text: str) -> Settled:
                     notes.append(f"{slot}: the instructions waive it ({cue.phrase!r}) but the outcome needs it; kept")
 
     # 3. necessity by execution: an unstated condition that changes nothing is context
-    # (removing a condition only widens the outcome, so one needed here stays needed once others,
-    # which leave the outcome as it is, are gone: its effect is not executed a second time)
+    # (removing an exact condition only widens the outcome, so one needed here stays needed once
+    # others, which leave the outcome as it is, are gone: its effect is not executed again; an
+    # order a preference added — "the cheapest" — is not monotone, so then every effect is re-run)
     target = truths(intent)
     order = sorted(intent.conditions, key=lambda c: (_rank(reading, c.slot), c.slot in current, c.key))
     for cond in order:
@@ -189,7 +191,7 @@ def settle(host: Host, raw: Intent, text: str) -> Settled:
         if effect is None:
             status[cond.key] = ("context", "not needed: the outcome is the same without it, and the instructions do not state it")
             intent = _without(intent, cond)
-        else:
+        elif not added:
             truths.needed[cond.key] = effect
     return _record(host, truths, (raw, full, intent), reading, text, before, (status, added, lifted_cues), notes)
 
@@ -221,15 +223,18 @@ def _record(host: Host, truths: _Truths, intents: tuple[Intent, Intent, Intent],
             effect = truths.needed.get(cond.key) or _effect(truths, intent, cond, target)
             if effect is None:
                 stated.add(cond.slot)
-            why = added.get(cond.key) or (f"necessary: {effect}" if effect else f"stated in the instructions ({source.statement(cond.slot)!r})")
-            rows.append(RequirementRow(status="added" if cond.key in added else "kept", necessary=effect is not None, reason=why, **common))
+            why = added.get(cond.key) or (f"necessary: {effect}" if effect
+                                          else f"stated in the instructions ({source.statement(cond.slot)!r})")
+            rows.append(RequirementRow(status="added" if cond.key in added else "kept", necessary=effect is not None, reason=why,
+                                       **common))
             if state in ("other", "unknown"):
                 notes.append(f"{cond.slot}: the instructions say {source.said(cond.slot)!r}; the golden outcome needs "
                              f"{host.spoken_value(intent, cond.slot, cond.value)!r}, kept")
             for cue in source.preferences(cond.slot):
                 if (cue.kind, cue.start) in lifted_cues or _CONSISTENT.get(cue.kind) == cond.op:
                     continue
-                notes.append(f"{cond.slot}: the instructions say {cue.phrase!r}; {host.benchmark} cannot execute it as a condition, "
+                notes.append(f"{cond.slot}: the instructions say {cue.phrase!r}; {host.benchmark} cannot execute it "
+                             "as a condition, "
                              f"kept {host.spoken_value(intent, cond.slot, cond.value)!r} (the value the golden outcome has)")
         else:
             kind, why = status.get(cond.key, ("context", "not needed"))

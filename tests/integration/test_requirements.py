@@ -111,8 +111,8 @@ def test_webshop_requirements_come_from_the_instruction():
 
 
 def test_audit_counts_read_the_ledger_alone(airline_settled):
-    ledger = [GraphLedgerEntry(benchmark="tau2-airline", task_id=t, status="built", code="built", requirements=s.rows, notes=s.notes)
-              for t, s in airline_settled.items()]
+    ledger = [GraphLedgerEntry(benchmark="tau2-airline", task_id=t, status="built", code="built", requirements=s.rows,
+                               notes=s.notes) for t, s in airline_settled.items()]
     c = audit.counts(ledger)
     assert c["tasks"] == len(airline_settled) and c["after.neither"] == 0
     assert c["before.neither"] > 0 and c["before.conditions"] > c["after.conditions"]

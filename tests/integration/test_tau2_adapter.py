@@ -8,7 +8,6 @@ from collections import Counter
 import pytest
 
 from miscue.host import NotExecutable
-from adapters.tau2 import Tau2Adapter
 from adapters.tau2.exec import NaiveExecutor, ToolCall
 from miscue.schema import Condition
 
@@ -102,7 +101,8 @@ def _accepted_basic_economy_change(airline):
         for alt in alternatives(airline.db, seg):
             if alt == seg or card is None:
                 continue
-            call = ToolCall.make("update_reservation_flights", {"reservation_id": rid, "cabin": "basic_economy", "flights": [alt], "payment_id": card})
+            call = ToolCall.make("update_reservation_flights",
+                                 {"reservation_id": rid, "cabin": "basic_economy", "flights": [alt], "payment_id": card})
             if airline.run((call,), use_cache=False).ok:
                 return res, call
     raise AssertionError("no accepted basic-economy flight change found")
@@ -132,7 +132,8 @@ def test_compile_rejects_unknown_slots(retail):
 
 
 def test_fast_path_leaves_the_database_pristine(airline):
-    airline.run(airline.compile(airline.validate(next(s for s in airline.load_seeds() if s.task_id == "8")).intent)[0].calls, use_cache=False)
+    intent = airline.validate(next(s for s in airline.load_seeds() if s.task_id == "8")).intent
+    airline.run(airline.compile(intent)[0].calls, use_cache=False)
     assert airline.executor.full_hash() == NaiveExecutor("airline").run(()).state
 
 
