@@ -119,3 +119,26 @@ def test_audit_counts_read_the_ledger_alone(airline_settled):
     assert c["after.conditions"] == sum(len(s.intent.conditions) for s in airline_settled.values())
     rows = audit.task_rows(ledger)
     assert {r["task_id"] for r in rows} == set(airline_settled)
+
+
+def test_graphs_audit_from_the_stored_ledger(tmp_path):
+    """`miscue graphs --audit`: per-task requirements and the per-host counts, the same as the
+    Parquet ledger holds (read back with DuckDB)."""
+    import json
+
+    import duckdb
+    from typer.testing import CliRunner
+
+    from flows.cli import app
+
+    res = CliRunner().invoke(app, ["graphs", "-b", "tau2-airline", "--json", "--audit", "--artifacts", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout)
+    req = summary["requirements"]
+    assert req["after.neither"] == 0 < req["before.neither"] and req["tasks_changed"] > 0
+    t12 = next(t for t in summary["tasks_audit"] if t["task_id"] == "12")
+    assert {r["slot"]: r["status"] for r in t12["requirements"]}["change_bags.payment"] == "context"
+    ledger = tmp_path / "graphs" / "tau2-airline" / "ledger.parquet"
+    rows = f"select unnest(requirements) as r from '{ledger}'"
+    stored = duckdb.sql(f"select r.status, count(*) from ({rows}) group by 1").fetchall()
+    assert dict(stored) == {k.split(".", 1)[1]: v for k, v in req.items() if k.startswith("status.")}
