@@ -185,6 +185,8 @@ def product_forms(desc: dict[str, Any], others: list[str]) -> tuple[str, ...]:
     names (each alone when no other line of the order shares it), with the options that tell
     same-product lines apart."""
     product = desc["product"].lower()
+    if not product:
+        return ()
     short = (product.split()[-1], *PRODUCT_ALIASES.get(product, ()))
     taken = {w for o in set(others) if o.lower() != product
              for w in (o.lower(), o.lower().split()[-1], *PRODUCT_ALIASES.get(o.lower(), ()))}
@@ -365,7 +367,9 @@ def tau2_domains(adapter: Any, intent: Intent) -> Domains:
         head, _, option = field.partition(".")
         if option and head.startswith("item"):
             j = int(head[4:])
-            items = items_of.get(label, [])
+            if label not in items_of:  # lines a requirement need not name: the ones every reading of the intent takes
+                items_of[label] = adapter.resolved(intent, f"{label}.items") or []
+            items = items_of[label]
             product = items[j - 1] if j <= len(items) else {"product": ""}
             values = [c.value, *alternatives, *_all_option_values(adapter, intent, label, product, option)]
             legal = _legal(values, lambda v, o=option: option_forms(o, v))
