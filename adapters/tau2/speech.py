@@ -51,9 +51,11 @@ class Tau2Speech:
         return words.join(parts) if parts else ""
 
     def _item_product(self, intent: Intent, label: str, j: int) -> str:
-        items = intent.condition(f"{label}.items")
-        if items is not None and j <= len(items.value):
-            return items.value[j - 1]["product"].lower()
+        cond = intent.condition(f"{label}.items")
+        # lines the requirements leave unnamed (the new items pin them): the ones every reading takes
+        items = cond.value if cond is not None else self.resolved(intent, f"{label}.items")  # type: ignore[attr-defined]
+        if items and j <= len(items):
+            return items[j - 1]["product"].lower()
         return f"item {j}"
 
     def _base_phrase(self, intent: Intent, slot: str) -> str:
