@@ -207,6 +207,8 @@ def _preferences(text: str, g: Grounding) -> list[Cue]:
             c = _attributed(kind, m, text, g, False, True, 40) or _attributed(kind, m, text, g, True, False, 40)
             if c:
                 out.append(c)
+            elif kind != "extreme":  # "upgrade all your items to the most expensive variants": an order on nothing named
+                out.append(Cue(kind, m.group(0), m.start(), m.end()))
     for m in _PREFER.finditer(text):
         end = _clause_after(text, m.end())
         inside = [x for x in _content(g) if x.start >= m.end() and x.end <= end]

@@ -165,6 +165,9 @@ def settle(host: Host, raw: Intent, text: str) -> Settled:
                 status[k] = ("lifted", f"the instructions say {cue.phrase!r}: lifted to what they say")
             intent = new
 
+    for cue in (c for c in reading.cues if c.kind in EXECUTABLE_KINDS and not c.slots):
+        notes.append(f"the instructions say {cue.phrase!r} of no requirement they name; not executed as a condition")
+
     # 2. requirements the instructions waive are relaxed
     for cue in (c for c in reading.cues if c.kind == "indifferent"):
         for slot in cue.slots:

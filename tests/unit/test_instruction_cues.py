@@ -97,3 +97,10 @@ def test_select_applies_exact_values_bounds_and_the_price_order():
     assert select(variants, spec) == ["c"]  # the cheapest i7 or above
     assert select(variants, item_specs({"item1.processor>=": "i7"})[1]) == ["b", "c"]
     assert select(variants, item_specs({"item1.ram": "16GB", "item1.price": "highest"})[1]) == ["c"]
+
+
+def test_an_order_on_nothing_named_is_kept_without_requirements():
+    """Retail 20: "upgrade all your items to the most expensive variants" names no requirement; the
+    cue is kept (settling notes it in the ledger) but bears on none."""
+    r = read("You just won a lottery, and you want to upgrade all your items to the most expensive variants.")
+    assert [(c.kind, c.slots) for c in r.cues] == [("highest", ())]
