@@ -15,6 +15,7 @@ from typing import Any, Callable
 from miscue.canonical import canonical_json
 from miscue.config import GraphConfig
 from miscue.host import Adapter, NotExecutable
+from miscue.requirements.necessity import outcome_change
 from miscue.schema import (
     Condition,
     Edge,
@@ -100,6 +101,24 @@ class GraphBuilder:
         self.config_hash = self.config.config_hash(adapter.adapter_id)
         self._truths: dict[str, GroundTruth] = {}
         self.rejections: Counter = Counter()
+        self._stated: dict[str, frozenset[str]] = {}  # root intent id -> slots its instructions state
+
+    # ---------------------------------------------------------------- requirements
+    def _needless(self, cand: Candidate, exempt: frozenset[str]) -> str | None:
+        """A condition of the candidate whose removal leaves its ground truth unchanged (None: every
+        one is needed, or stated by the root's instructions). Issue 16: a node asks only for what
+        its outcome needs."""
+        assert cand.truth is not None
+        for cond in cand.intent.conditions:
+            if cond.slot in exempt:
+                continue
+            without = cand.intent.replace(conditions=[c for c in cand.intent.conditions if c.key != cond.key])
+            known = self._truths.get(without.intent_id)
+            if known is not None and known.hash != cand.truth.hash:
+                continue
+            if outcome_change(self.adapter, without, cand.truth) is None:
+                return cond.slot
+        return None
 
     # ------------------------------------------------------------------ ground truth
     def truth(self, intent: Intent) -> GroundTruth:
@@ -133,7 +152,8 @@ class GraphBuilder:
             for cond in root.conditions:
                 for value in self.adapter.domain(root, cond.slot):
                     new = cond.with_value(value)
-                    out.append(Candidate(root.with_condition(new), op, {"changed": [[cond.slot, cond.op, cond.value, value]]}, Provenance.synthetic))
+                    delta = {"changed": [[cond.slot, cond.op, cond.value, value]]}
+                    out.append(Candidate(root.with_condition(new), op, delta, Provenance.synthetic))
         return out[:cap]
 
     def _evaluate(self, root: Intent, truth: GroundTruth, cand: Candidate) -> Candidate | None:
@@ -178,18 +198,25 @@ class GraphBuilder:
         valid: list[tuple[str, Intent]] = []
         first_of: dict[str, str] = {}
         bench = self.adapter.benchmark
+        settled: dict[str, dict[str, Any]] = {}  # task id -> the requirement record of its ledger entry
         for seed in seeds:
             check = self.adapter.validate(seed)
             if not check.ok or check.intent is None:
-                ledger[seed.task_id] = GraphLedgerEntry(benchmark=bench, task_id=seed.task_id, status="dropped", code=check.code, detail=check.detail)
+                ledger[seed.task_id] = GraphLedgerEntry(benchmark=bench, task_id=seed.task_id, status="dropped", code=check.code,
+                                                        detail=check.detail)
                 if progress:
                     progress(seed.task_id)
                 continue
             intent = check.intent
+            if check.settled is not None:
+                settled[seed.task_id] = {"requirements": check.settled.rows, "notes": check.settled.notes}
+                self._stated.setdefault(intent.intent_id, frozenset(
+                    r.slot for r in check.settled.rows if r.status in ("kept", "added") and r.stated))
             if intent.intent_id in first_of:
                 ledger[seed.task_id] = GraphLedgerEntry(
                     benchmark=bench, task_id=seed.task_id, status="duplicate", code="duplicate:same_intent",
                     detail=f"the same intent as task {first_of[intent.intent_id]}", intent_id=intent.intent_id,
+                    **settled.get(seed.task_id, {}),
                 )
                 if progress:
                     progress(seed.task_id)
@@ -200,7 +227,7 @@ class GraphBuilder:
         graphs: list[IntentGraph] = []
         for task_id, root in valid:
             graph, entry = self._build_one(task_id, root, valid)
-            ledger[task_id] = entry
+            ledger[task_id] = entry.model_copy(update=settled.get(task_id, {}))
             if graph is not None:
                 graphs.append(graph)
             if progress:
@@ -208,11 +235,13 @@ class GraphBuilder:
         ordered = [ledger[s.task_id] for s in seeds]
         return GraphBuild(bench, graphs, ordered, Counter(self.rejections))
 
-    def _build_one(self, task_id: str, root: Intent, pool: list[tuple[str, Intent]]) -> tuple[IntentGraph | None, GraphLedgerEntry]:
+    def _build_one(self, task_id: str, root: Intent,
+                   pool: list[tuple[str, Intent]]) -> tuple[IntentGraph | None, GraphLedgerEntry]:
         bench = self.adapter.benchmark
 
         def drop(code: str, detail: str = "") -> tuple[None, GraphLedgerEntry]:
-            return None, GraphLedgerEntry(benchmark=bench, task_id=task_id, status="dropped", code=code, detail=detail, intent_id=root.intent_id)
+            return None, GraphLedgerEntry(benchmark=bench, task_id=task_id, status="dropped", code=code, detail=detail,
+                                          intent_id=root.intent_id)
 
         try:
             truth = self.truth(root)
@@ -230,6 +259,7 @@ class GraphBuilder:
                 by_op[branch[0]].append(Candidate(other, branch[0], branch[1], Provenance.real, other_id))
         chosen: list[Candidate] = []
         seen: set[str] = {root.intent_id}
+        needless: Counter = Counter()  # operator -> synthetic candidates refused for a condition nothing needs
         for op in OPERATOR_ORDER:
             quota = self.config.quota.get(op, 0)
             admitted = [c for c in (self._evaluate(root, truth, c) for c in by_op[op]) if c is not None]
@@ -243,6 +273,11 @@ class GraphBuilder:
                     break
                 if cand.intent.intent_id in seen:
                     continue  # dedupe by intent, real ranked above synthetic
+                stated = self._stated.get(root.intent_id, frozenset())
+                if cand.provenance == Provenance.synthetic and self._needless(cand, stated):
+                    self.rejections["candidate:needless_condition"] += 1
+                    needless[op] += 1
+                    continue
                 seen.add(cand.intent.intent_id)
                 chosen.append(cand)
                 picked += 1
@@ -254,7 +289,9 @@ class GraphBuilder:
             return drop("graph:no_moved_edge", f"{len(chosen)} children, none changes the answer")
         if self.config.require_full_quota:
             counts = Counter(c.operator for c in chosen)
-            short = [f"{op.value} {counts.get(op, 0)}/{q}" for op, q in self.config.quota.items() if counts.get(op, 0) < q]
+            short = [f"{op.value} {counts.get(op, 0)}/{q}" + (f" ({needless[op]} refused: a condition the outcome does not need)"
+                                                               if needless[op] else "")
+                     for op, q in self.config.quota.items() if counts.get(op, 0) < q]
             if short:
                 return drop("graph:quota_short", ", ".join(short))
 
@@ -279,7 +316,8 @@ class GraphBuilder:
         )
 
 
-def battery(graph: IntentGraph, adapter: Adapter | None = None, reexecute: Callable[[Intent], GroundTruth] | None = None) -> list[str]:
+def battery(graph: IntentGraph, adapter: Adapter | None = None,
+            reexecute: Callable[[Intent], GroundTruth] | None = None) -> list[str]:
     """The consistency battery; returns failure codes (empty when the graph passes)."""
     failures: list[str] = []
     root = graph.root

@@ -12,6 +12,7 @@ from typing import Any, Generic, Sequence, TypeVar
 
 from miscue.errors import HostDataError, MiscueError
 from miscue.language import Detail, Domains, Grounder, LegalValue, SlotDomain
+from miscue.requirements import Settled, settle
 from miscue.schema import GroundTruth, Intent
 from miscue.taxonomy import FAULT_TYPES, SlotFacts
 
@@ -47,6 +48,8 @@ class SeedCheck:
     code: str  # "ok" or a stable drop reason, e.g. "seed:no_write_actions"
     detail: str = ""
     intent: Intent | None = None
+    #: how the lifted intent was settled into requirements (issue 16); ``intent`` is the settled one
+    settled: Settled | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -100,8 +103,9 @@ class Adapter(ABC, Generic[Recipe]):
         """The host's tasks, in the host's order."""
 
     @abstractmethod
-    def validate(self, seed: Seed) -> SeedCheck:
-        """Validate a seed with the host's own semantics and lift it to its true intent."""
+    def lift_seed(self, seed: Seed) -> SeedCheck:
+        """Validate a seed with the host's own semantics and lift it to an intent from its golden
+        outcome (every golden argument a condition; :meth:`validate` settles it)."""
 
     @abstractmethod
     def compile(self, intent: Intent) -> Sequence[Recipe]:
@@ -115,6 +119,40 @@ class Adapter(ABC, Generic[Recipe]):
     @property
     def adapter_id(self) -> str:
         return f"{self.name}@{self.version}"
+
+    def validate(self, seed: Seed) -> SeedCheck:
+        """Validate a seed and lift it to its true intent: the lifted intent settled against the
+        task's instructions, so every requirement is necessary by execution or stated in them."""
+        cache: dict[str, SeedCheck] = self.__dict__.setdefault("_validated", {})
+        if seed.task_id not in cache:
+            check = self.lift_seed(seed)
+            if check.ok and check.intent is not None:
+                settled = settle(self, check.intent, self.instructions(seed))
+                check = SeedCheck(check.task_id, True, check.code, check.detail, settled.intent, settled)
+            cache[seed.task_id] = check
+        return cache[seed.task_id]
+
+    # ------------------------------------------------- the task's instructions (issue 16)
+    def instructions(self, seed: Seed) -> str:
+        """The task's own user instructions (what the customer is told to want)."""
+        return ""
+
+    def expand(self, intent: Intent, text: str) -> Intent:
+        """The lifted intent with every golden detail a customer could state as a condition (the
+        settling removes the unneeded ones); it must reach the same outcome."""
+        return intent
+
+    def keeps_current(self, intent: Intent, slot: str) -> bool:
+        """The condition asks for the value the customer has now (a new item's option its current
+        item shares): "keep the capacity" states it, and among unneeded conditions the settling
+        keeps these longest."""
+        return False
+
+    def preference(self, intent: Intent, slot: str, kind: str, values: tuple[str, ...]) -> Intent | None:
+        """``intent`` with what the instructions prefer for ``slot`` as an executable condition
+        (``kind``: at_least, at_most, lowest, highest; ``values``: the value keys the cue was said
+        with); None when the host cannot execute that preference."""
+        return None
 
     def ground_truth(self, intent: Intent) -> GroundTruth:
         """Compile and execute; an unachievable intent yields an empty ground truth."""

@@ -384,6 +384,25 @@ class EdgeRow(BaseModel):
     benchmark: str
 
 
+class RequirementRow(BaseModel):
+    """One condition of a task's intent, as lifted or as settled, and why it is (or is not) a
+    requirement: necessary by execution, or stated in the task's own instructions (issue 16)."""
+
+    slot: str
+    op: str
+    value_json: str
+    #: kept: a requirement; context: not needed and not stated (kept here, not asked of anyone);
+    #: relaxed: waived by the instructions; lifted: replaced by what the instructions say; added:
+    #: what it was lifted to
+    status: Literal["kept", "context", "relaxed", "lifted", "added"]
+    necessary: bool | None = None  # removing it changes the settled outcome (None: not executed)
+    necessary_before: bool | None = None  # the same, in the intent as lifted (None: not a condition of it)
+    instruction: str = "open"  # its grounded state in the instructions (miscue.language.states), or "waived"
+    stated: bool = False  # the instructions state it (its value, a description of it, or a preference lifted to it)
+    said: str = ""  # what the instructions say for it
+    reason: str = ""
+
+
 class GraphLedgerEntry(BaseModel):
     """What happened to one host task at the graph stage (``graph_ledger`` table)."""
 
@@ -396,3 +415,5 @@ class GraphLedgerEntry(BaseModel):
     intent_id: str | None = None
     children: int = 0
     moved_edges: int = 0
+    requirements: list[RequirementRow] | None = None  # every condition as lifted and as settled
+    notes: list[str] | None = None  # what the instructions say that the settled intent cannot execute

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from adapters.tau2 import policy, words
+from adapters.tau2 import policy, settling, words
 from adapters.tau2.airline import AIRLINE_KINDS, ChangeFlights, find_reservation
 from adapters.tau2.exec import FastExecutor, Outcome, ToolCall, environment_module, tau2_module
 from adapters.tau2.kinds import DB, LiftError, Tau2Recipe, WriteKind, cartesian
 from adapters.tau2.retail import RETAIL_KINDS, find_order
+from adapters.tau2.variants import PRICE
 from adapters.tau2.speech import Tau2Speech
 from miscue.canonical import canonical_json
 from miscue.errors import BadInput
@@ -77,6 +78,11 @@ class Tau2Adapter(Tau2Speech, Adapter[Tau2Recipe]):
         split_of = {tid: name for name in ("train", "test") for tid in splits.get(name, [])}
         return [Seed(t.id, split_of.get(t.id, "base"), t) for t in tasks]
 
+    def instructions(self, seed: Seed) -> str:
+        """The task's user instructions as tau2's user simulator is given them."""
+        scenario = getattr(seed.payload, "user_scenario", None)
+        return str(scenario.instructions) if scenario is not None and scenario.instructions else ""
+
     def _is_write(self, tool: str) -> bool:
         tool_type = tau2_module("tau2.environment.toolkit").ToolType
         return self.executor.env.tools.tool_type(tool) == tool_type.WRITE
@@ -93,17 +99,19 @@ class Tau2Adapter(Tau2Speech, Adapter[Tau2Recipe]):
             self._vouched = {c for s in self.load_seeds() for c in self.golden_calls(s) if self._is_write(c.name)}
         return self._vouched
 
-    def validate(self, seed: Seed) -> SeedCheck:
+    def lift_seed(self, seed: Seed) -> SeedCheck:
         calls = self.golden_calls(seed)
         writes = [i for i, c in enumerate(calls) if self._is_write(c.name)]
         if not writes:
             info = seed.payload.evaluation_criteria
-            detail = f"communicate_info={info.communicate_info!r}" if info and info.communicate_info else "no golden actions change the database"
+            detail = (f"communicate_info={info.communicate_info!r}" if info and info.communicate_info
+                      else "no golden actions change the database")
             return SeedCheck(seed.task_id, False, "seed:no_write_actions", detail)
         golden = self.executor.run(calls)
         if golden.state == self.executor.pristine_state:
             failed = "; ".join(e for e in golden.errors if e)
-            return SeedCheck(seed.task_id, False, "seed:state_unchanged", f"the golden writes change nothing ({failed or 'no errors'})")
+            return SeedCheck(seed.task_id, False, "seed:state_unchanged",
+                             f"the golden writes change nothing ({failed or 'no errors'})")
         effective = [calls[i] for i in writes if golden.errors[i] is None]
         try:
             intent = self.lift(effective)
@@ -152,9 +160,9 @@ class Tau2Adapter(Tau2Speech, Adapter[Tau2Recipe]):
             label, _, field = cond.slot.partition(".")
             if label not in given:
                 raise NotExecutable("unknown_slot", cond.slot)
-            if cond.op != "=":
+            if cond.op not in ("=", "<=", ">="):
                 raise NotExecutable("unsupported_op", f"{cond.slot} {cond.op}")
-            given[label][field] = cond.value
+            given[label][field if cond.op == "=" else field + cond.op] = cond.value  # a bound: "item2.processor>="
         out = []
         for label in labels:
             kind = self._by_label.get(label.split("#")[0])
@@ -162,7 +170,8 @@ class Tau2Adapter(Tau2Speech, Adapter[Tau2Recipe]):
                 raise NotExecutable("unknown_request", label)
             for field in given[label]:
                 if not kind.accepts(field):
-                    raise NotExecutable("unknown_slot", f"{label}.{field}")
+                    bound = field.endswith(("<=", ">=")) and kind.accepts(field[:-2])
+                    raise NotExecutable("unsupported_op" if bound else "unknown_slot", f"{label}.{field}")
             out.append((label, kind, given[label]))
         return out
 
@@ -181,7 +190,8 @@ class Tau2Adapter(Tau2Speech, Adapter[Tau2Recipe]):
             if isinstance(kind, ChangeFlights) and "reservation" in given and "cabin" in given:
                 ctx["cabin_after"][given["reservation"]] = given["cabin"]
             if self.domain_name == "airline":
-                options = [o for o in options if o[0] in self.vouched_calls or not policy.violations(o[0].name, o[0].arguments, self.db.raw)]
+                options = [o for o in options
+                           if o[0] in self.vouched_calls or not policy.violations(o[0].name, o[0].arguments, self.db.raw)]
                 if not options:
                     raise NotExecutable("policy", f"every reading of {label} breaks the airline policy")
             size *= max(1, len(options))
@@ -226,12 +236,39 @@ class Tau2Adapter(Tau2Speech, Adapter[Tau2Recipe]):
             by_state.setdefault(outcome.state, recipe.chosen())
         return [by_state[s] for s in sorted(by_state)]
 
+    def resolved(self, intent: Intent, slot: str) -> Any:
+        """The value a slot takes in the intent: its condition's, or else the one value every
+        recipe reaching its outcome gives it (the reservation behind "my flights to Denver");
+        None when it has several."""
+        cond = intent.condition(slot)
+        if cond is not None and cond.op == "=":
+            return cond.value
+        try:
+            witnesses = self.witnesses(intent, GroundTruth.of("db_states", []))
+            found = {canonical_json(w[slot]): w[slot] for w in witnesses if slot in w}
+        except NotExecutable:
+            return None
+        return next(iter(found.values())) if len(found) == 1 else None
+
     def domain(self, intent: Intent, slot: str) -> list[Any]:
         label, _, field = slot.partition(".")
         for lab, kind, given in self._split(intent):
             if lab == label:
                 return kind.domain(field, given, self.db, intent.base["customer"])
         return []
+
+    # ------------------------------------------------- settling into requirements (issue 16)
+    def expand(self, intent: Intent, text: str) -> Intent:
+        """Every option of each new item the golden write picked; order lines told apart by the
+        options the instructions name."""
+        return settling.expand(self.db, intent.base["customer"], self._split(intent), intent, text)
+
+    def keeps_current(self, intent: Intent, slot: str) -> bool:
+        return settling.keeps_current(self.db, intent.base["customer"], self._split(intent), slot)
+
+    def preference(self, intent: Intent, slot: str, kind: str, values: tuple[str, ...]) -> Intent | None:
+        """Bounds on an ordered option and the new item's price order (retail items writes)."""
+        return settling.preference(self.db, intent.base["customer"], self._split(intent), intent, slot, kind, values)
 
     def is_ordered_slot(self, intent: Intent, slot: str) -> bool:
         label, _, field = slot.partition(".")
@@ -240,7 +277,8 @@ class Tau2Adapter(Tau2Speech, Adapter[Tau2Recipe]):
             return False
         head, _, option = field.partition(".")
         if option and head.startswith("item"):
-            return option in words.ORDERED_OPTIONS
+            bound = any(c.slot == slot and c.op in ("<=", ">=") for c in intent.conditions)
+            return bound or option in words.ORDERED_OPTIONS or option == PRICE
         return kind.ordered(field)
 
     def graph_config(self) -> dict[str, Any]:

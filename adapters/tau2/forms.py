@@ -43,15 +43,25 @@ VALUE_SYNONYMS = {
     ("armrest", "none"): ("no armrests", "without armrests", "armless"),
     ("armrest", "adjustable"): ("adjustable armrests",), ("armrest", "fixed"): ("fixed armrests",),
     ("cover type", "hard cover"): ("hardcover", "hardback"), ("cover type", "soft cover"): ("softcover", "paperback"),
-    ("size", "full size"): ("full-size", "full sized", "100%"), ("size", "60%"): ("60 percent",), ("size", "80%"): ("80 percent", "tenkeyless"),
+    ("size", "full size"): ("full-size", "full sized", "100%"), ("size", "60%"): ("60 percent",),
+    ("size", "80%"): ("80 percent", "tenkeyless"),
     ("power source", "AC adapter"): ("ac powered", "plug in", "plugs in", "plugged in", "corded"),
     ("power source", "USB"): ("usb powered", "plug in", "plugs in", "plugged in", "corded"),
     ("switch type", "linear"): ("quiet",), ("switch type", "tactile"): ("quiet",), ("switch type", "clicky"): ("loud",),
     ("connectivity", "wireless"): ("bluetooth",), ("features", "none"): ("no extra features", "basic"),
-    ("design", "custom"): ("printed", "printed design", "personalised", "personalized"), ("design", "graphic"): ("printed", "printed design"),
+    ("design", "custom"): ("printed", "printed design", "personalised", "personalized"),
+    ("design", "graphic"): ("printed", "printed design"),
     ("skin tone", "dark"): ("deep", "deep tan", "deep-tan", "tan"), ("skin tone", "medium"): ("tan", "deep tan", "olive"),
     ("battery type", "AA batteries"): ("aa", "battery powered", "aa battery"),
+    # the price order of a new item (adapters.tau2.variants): "the cheapest one"
+    ("price", "lowest"): ("the cheapest", "cheapest", "least expensive", "lowest price", "lowest priced", "most affordable",
+                          "cheapest one", "cheapest version", "cheapest option"),
+    ("price", "highest"): ("the most expensive", "most expensive", "priciest", "highest price", "highest priced",
+                           "top of the line"),
 }
+#: a bound on an ordered option ("i7 or above"): the ways a customer says it, around the value's own forms
+BOUND_FORMS = {">=": ("{} or above", "{} or higher", "{} or better", "{} or more", "at least {}", "{} and up", "minimum {}"),
+               "<=": ("{} or below", "{} or lower", "{} or less", "at most {}", "up to {}", "no more than {}", "maximum {}")}
 
 SYNONYMS = {"grey": ("gray",), "space grey": ("space gray",), "ac adapter": ("wall plug", "mains"),
             "battery": ("battery powered", "cordless"), "1080p": ("full hd",),
@@ -138,7 +148,8 @@ def payment_forms(pid: str, user: dict[str, Any]) -> tuple[str, ...]:
         return ("my paypal account", "paypal", "pay pal", "my paypal", pid, ident)
     if source == "gift_card":
         return (f"my gift card ending in {digits}", f"gift card ending in {digits}", f"gift card ending {digits}",
-                f"gift card {digits}", "gift card", "giftcard", "my gift card", "gift card balance", "my card", digits, pid, ident)
+                f"gift card {digits}", "gift card", "giftcard", "my gift card", "gift card balance", "my card", digits, pid,
+                ident)
     return (f"my travel certificate ending in {digits}", f"certificate ending in {digits}", f"certificate ending {digits}",
             f"certificate {digits}", f"travel certificate {digits}", "travel certificate", "certificate", "voucher", digits,
             pid, ident)
@@ -174,6 +185,8 @@ def product_forms(desc: dict[str, Any], others: list[str]) -> tuple[str, ...]:
     names (each alone when no other line of the order shares it), with the options that tell
     same-product lines apart."""
     product = desc["product"].lower()
+    if not product:
+        return ()
     short = (product.split()[-1], *PRODUCT_ALIASES.get(product, ()))
     taken = {w for o in set(others) if o.lower() != product
              for w in (o.lower(), o.lower().split()[-1], *PRODUCT_ALIASES.get(o.lower(), ()))}
@@ -272,7 +285,9 @@ def scalar_forms(field: str, value: Any, user: dict[str, Any]) -> tuple[str, ...
                 if value == "yes" else ("without travel insurance", "without insurance", "no insurance", "no travel insurance",
                                         "skip the insurance", "dont need insurance", "don't want insurance"))
     if field == "trip":
-        return ("one way", "one-way", "single") if value == "one_way" else ("round trip", "round-trip", "roundtrip", "return trip")
+        if value == "one_way":
+            return ("one way", "one-way", "single")
+        return ("round trip", "round-trip", "roundtrip", "return trip")
     if field in ("origin", "destination"):
         return airport_forms(value)
     if field == "amount":
@@ -352,10 +367,16 @@ def tau2_domains(adapter: Any, intent: Intent) -> Domains:
         head, _, option = field.partition(".")
         if option and head.startswith("item"):
             j = int(head[4:])
-            items = items_of.get(label, [])
+            if label not in items_of:  # lines a requirement need not name: the ones every reading of the intent takes
+                items_of[label] = adapter.resolved(intent, f"{label}.items") or []
+            items = items_of[label]
             product = items[j - 1] if j <= len(items) else {"product": ""}
             values = [c.value, *alternatives, *_all_option_values(adapter, intent, label, product, option)]
-            slots[c.slot] = SlotDomain(c.slot, c.value, _legal(values, lambda v, o=option: option_forms(o, v)), _names(option),
+            legal = _legal(values, lambda v, o=option: option_forms(o, v))
+            if c.op in BOUND_FORMS:  # the truth is a bound: said with its own words around the value's forms
+                said = tuple(b.format(f) for f in legal[0].forms[:4] for b in BOUND_FORMS[c.op])
+                legal = (LegalValue(c.value, said + legal[0].forms), *legal[1:])
+            slots[c.slot] = SlotDomain(c.slot, c.value, legal, _names(option),
                                        product_forms(product, [p["product"] for p in items]),
                                        ordered=adapter.is_ordered_slot(intent, c.slot), has_current=True)
         elif field == "items":

@@ -9,9 +9,10 @@ order's other lines of the same product.
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from typing import Any, Iterable
 
 from adapters.tau2.kinds import DB, Choice, LiftError, WriteKind, cartesian, others, pick
+from adapters.tau2.variants import BOUND_OPS, PRICE, PRICE_ORDERS, ItemSpec, item_specs, parse_field, select
 from miscue.host import NotExecutable
 
 CANCEL_REASONS = ("no longer needed", "ordered by mistake")
@@ -42,11 +43,24 @@ def find_order(db: DB, order_id: str) -> dict[str, Any] | None:
     return db.table("orders").get(order_id)
 
 
-def describe_line(line: dict[str, Any], lines: list[dict[str, Any]]) -> dict[str, Any]:
-    """A product name, plus the fewest options that tell this line from same-product lines."""
+def order_of(db: DB, customer: str, given: dict[str, Any]) -> dict[str, Any] | None:
+    """The order an items write is on: the one named, or else the one order of the customer whose
+    lines the items describe (a customer names the tablet, not the order id)."""
+    if "order" in given:
+        return find_order(db, given["order"])
+    if "items" not in given:
+        return None
+    found = [o for oid in user_orders(db, customer) if (o := find_order(db, oid)) and resolve_items(o, given["items"])]
+    return found[0] if len(found) == 1 else None
+
+
+def describe_line(line: dict[str, Any], lines: list[dict[str, Any]], prefer: Iterable[str] = ()) -> dict[str, Any]:
+    """A product name, plus the fewest options that tell this line from same-product lines (the
+    ``prefer``-red ones first: the options a customer's instructions name)."""
     rest = [x for x in lines if x["product_id"] == line["product_id"] and x["item_id"] != line["item_id"]]
     options: dict[str, Any] = {}
-    for key in sorted(line["options"]):
+    first = set(prefer)
+    for key in sorted(line["options"], key=lambda k: (k not in first, k)):
         if not rest:
             break
         if any(x["options"].get(key) != line["options"][key] for x in rest):
@@ -60,7 +74,7 @@ def describe_line(line: dict[str, Any], lines: list[dict[str, Any]]) -> dict[str
     return desc
 
 
-def _resolve_items(order: dict[str, Any], descs: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+def resolve_items(order: dict[str, Any], descs: list[dict[str, Any]]) -> list[tuple[str, ...]]:
     """Every assignment of order lines (each used once) to item descriptors."""
     lines = order["items"]
 
@@ -92,7 +106,7 @@ def _line_subsets(order: dict[str, Any], size: int | None) -> list[tuple[str, ..
     return sorted(found)
 
 
-def _variants(db: DB, product_id: str) -> dict[str, Any]:
+def variants_of(db: DB, product_id: str) -> dict[str, Any]:
     return db.table("products")[product_id]["variants"]
 
 
@@ -106,7 +120,7 @@ def _item_product(db: DB, item_id: str) -> str:
 def _matching_variants(db: DB, product_id: str, wanted: dict[str, Any]) -> list[str]:
     return sorted(
         vid
-        for vid, v in _variants(db, product_id).items()
+        for vid, v in variants_of(db, product_id).items()
         if v["available"] and all(v["options"].get(k) == val for k, val in wanted.items())
     )
 
@@ -114,7 +128,7 @@ def _matching_variants(db: DB, product_id: str, wanted: dict[str, Any]) -> list[
 def _new_item_conditions(db: DB, old_line: dict[str, Any], new_id: str) -> dict[str, Any]:
     """The option values that pick ``new_id`` among the product's available variants."""
     pid = old_line["product_id"]
-    variants = _variants(db, pid)
+    variants = variants_of(db, pid)
     if new_id not in variants:
         raise LiftError(f"new item {new_id} is not a variant of product {pid}")
     new_opts = variants[new_id]["options"]
@@ -161,7 +175,8 @@ class ModifyAddress(RetailKind):
     def choices(self, given, db, customer, ctx=None):
         return [
             ({"order_id": o, **a}, {"order": o, "address": a})
-            for o, a in cartesian([pick(given, "order", user_orders(db, customer)), pick(given, "address", known_addresses(db, customer))])
+            for o, a in cartesian([pick(given, "order", user_orders(db, customer)),
+                                   pick(given, "address", known_addresses(db, customer))])
         ]
 
     def domain(self, field, given, db, customer):
@@ -194,7 +209,8 @@ class ModifyPayment(RetailKind):
     def choices(self, given, db, customer, ctx=None):
         return [
             ({"order_id": o, "payment_method_id": p}, {"order": o, "payment": p})
-            for o, p in cartesian([pick(given, "order", user_orders(db, customer)), pick(given, "payment", db.payment_ids(customer))])
+            for o, p in cartesian([pick(given, "order", user_orders(db, customer)),
+                                   pick(given, "payment", db.payment_ids(customer))])
         ]
 
     def domain(self, field, given, db, customer):
@@ -214,17 +230,15 @@ class ItemsKind(RetailKind):
     def accepts(self, field):
         if field in self.fields:
             return True
-        head, _, opt = field.partition(".")
-        return self.with_new_items and head.startswith("item") and head[4:].isdigit() and bool(opt)
+        parsed = parse_field(field)
+        if not self.with_new_items or parsed is None:
+            return False
+        _, option, op = parsed
+        return op == "=" or option != PRICE
 
     @staticmethod
-    def new_item_conditions(given: dict[str, Any]) -> dict[int, dict[str, Any]]:
-        out: dict[int, dict[str, Any]] = {}
-        for field, value in given.items():
-            head, _, opt = field.partition(".")
-            if head.startswith("item") and head[4:].isdigit() and opt:
-                out.setdefault(int(head[4:]), {})[opt] = value
-        return out
+    def new_item_conditions(given: dict[str, Any]) -> dict[int, ItemSpec]:
+        return item_specs(given)
 
     def lift(self, args, db, customer, ctx=None):
         order = find_order(db, args["order_id"])
@@ -255,7 +269,7 @@ class ItemsKind(RetailKind):
 
     def _item_sets(self, order: dict[str, Any], given: dict[str, Any]) -> list[tuple[str, ...]]:
         if "items" in given:
-            return _resolve_items(order, given["items"])
+            return resolve_items(order, given["items"])
         wanted = self.new_item_conditions(given)
         subsets = _line_subsets(order, max(wanted) if wanted else None)
         if not self.order_matters:
@@ -275,7 +289,7 @@ class ItemsKind(RetailKind):
                 news: list[list[str]] = [[]]
                 if self.with_new_items:
                     news = [
-                        _matching_variants(db, line["product_id"], wanted.get(j, {}))
+                        select(variants_of(db, line["product_id"]), wanted.get(j, ItemSpec()))
                         for j, line in enumerate(lines, start=1)
                     ]
                 for payment in pick(given, "payment", db.payment_ids(customer)):
@@ -285,7 +299,7 @@ class ItemsKind(RetailKind):
                         if self.with_new_items:
                             args["new_item_ids"] = list(new_ids)
                             for j, nid in enumerate(new_ids, start=1):
-                                for opt, value in _variants(db, lines[j - 1]["product_id"])[nid]["options"].items():
+                                for opt, value in variants_of(db, lines[j - 1]["product_id"])[nid]["options"].items():
                                     chosen[f"item{j}.{opt}"] = value
                         args["payment_method_id"] = payment
                         out.append((args, chosen))
@@ -296,7 +310,7 @@ class ItemsKind(RetailKind):
             return others(user_orders(db, customer), given.get("order"))
         if field == "payment":
             return others(db.payment_ids(customer), given.get("payment"))
-        order = find_order(db, given.get("order", ""))
+        order = order_of(db, customer, given)
         if order is None:
             return []
         if field == "items":
@@ -310,16 +324,21 @@ class ItemsKind(RetailKind):
                         continue
                     alts.append(current[:pos] + [desc] + current[pos + 1 :])
             return others(alts, current)
-        head, _, opt = field.partition(".")
-        j = int(head[4:])
+        parsed = parse_field(field)
+        if parsed is None:
+            return []
+        j, opt, _ = parsed
+        current = next((given[k] for k in (f"item{j}.{opt}", *(f"item{j}.{opt}{op}" for op in BOUND_OPS)) if k in given), None)
+        if opt == PRICE:
+            return others(PRICE_ORDERS, current)
         if "items" not in given or j > len(given["items"]):
             return []
-        resolved = _resolve_items(order, given["items"])
+        resolved = resolve_items(order, given["items"])
         if len(resolved) != 1:
             return []
         pid = _item_product(db, resolved[0][j - 1])
-        values = sorted({v["options"][opt] for v in _variants(db, pid).values() if v["available"] and opt in v["options"]})
-        return others(values, given.get(field))
+        values = sorted({v["options"][opt] for v in variants_of(db, pid).values() if v["available"] and opt in v["options"]})
+        return others(values, current)
 
 
 class Return(ItemsKind):
@@ -334,4 +353,5 @@ class ModifyItems(ItemsKind):
     tool, label, with_new_items, order_matters = "modify_pending_order_items", "modify_items", True, True
 
 
-RETAIL_KINDS: tuple[WriteKind, ...] = (Cancel(), ModifyAddress(), UserAddress(), ModifyPayment(), Return(), Exchange(), ModifyItems())
+RETAIL_KINDS: tuple[WriteKind, ...] = (Cancel(), ModifyAddress(), UserAddress(), ModifyPayment(), Return(), Exchange(),
+                                       ModifyItems())

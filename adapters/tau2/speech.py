@@ -15,9 +15,13 @@ from adapters.tau2.forms import tau2_domains
 from adapters.tau2.airline import find_reservation
 from adapters.tau2.kinds import DB
 from adapters.tau2.retail import describe_line, find_order, known_addresses, words_address
+from adapters.tau2.variants import PRICE
 from miscue.host import Extra, Mismatch
 from miscue.language import Domains
 from miscue.schema import Condition, Intent
+
+
+BOUND_WORDS = {">=": "or above", "<=": "or below"}
 
 
 class Tau2Speech:
@@ -47,9 +51,11 @@ class Tau2Speech:
         return words.join(parts) if parts else ""
 
     def _item_product(self, intent: Intent, label: str, j: int) -> str:
-        items = intent.condition(f"{label}.items")
-        if items is not None and j <= len(items.value):
-            return items.value[j - 1]["product"].lower()
+        cond = intent.condition(f"{label}.items")
+        # lines the requirements leave unnamed (the new items pin them): the ones every reading takes
+        items = cond.value if cond is not None else self.resolved(intent, f"{label}.items")  # type: ignore[attr-defined]
+        if items and j <= len(items):
+            return items[j - 1]["product"].lower()
         return f"item {j}"
 
     def _base_phrase(self, intent: Intent, slot: str) -> str:
@@ -108,7 +114,11 @@ class Tau2Speech:
             return f"{value} paid bag" + ("" if value == 1 else "s")
         if field == "amount":
             return f"${value}"
-        return str(value)
+        head, _, option = field.partition(".")
+        if option == PRICE and head.startswith("item"):
+            return {"lowest": "the cheapest one", "highest": "the most expensive one"}.get(str(value), str(value))
+        bound = next((c.op for c in intent.conditions if c.slot == slot and c.op in BOUND_WORDS and c.value == value), None)
+        return f"{value} {BOUND_WORDS[bound]}" if bound else str(value)
 
     def value_domains(self, intent: Intent) -> Domains:
         """Every requirement's legal values with the ways customers say them (DESIGN 6a;
@@ -122,14 +132,15 @@ class Tau2Speech:
         if self.domain_name == "retail" and "user_address" not in labels:
             user = self._user(intent)
             known = [a for a in known_addresses(self.db, intent.base["customer"]) if a != words_address(user)]
-            moved = known[0] if known else {"address1": "17 Harbor Lane", "address2": "", "city": user.get("address", {}).get("city", "Springfield"),
-                                             "state": user.get("address", {}).get("state", "IL"), "country": "USA", "zip": user.get("address", {}).get("zip", "62701")}
+            home = user.get("address", {})
+            moved = known[0] if known else {"address1": "17 Harbor Lane", "address2": "", "city": home.get("city", "Springfield"),
+                                             "state": home.get("state", "IL"), "country": "USA", "zip": home.get("zip", "62701")}
             reading = intent.replace(base={**intent.base, "request": labels + ["user_address"]},
                                      conditions=list(intent.conditions) + [Condition(slot="user_address.address", value=moved)])
             out.append(Extra(f"by the way, I now live at {words.spoken_address(moved)}", reading))
         if self.domain_name == "airline" and "change_bags" not in labels:
-            res_cond = next((c for c in intent.conditions if c.slot.endswith(".reservation")), None)
-            res = find_reservation(self.db, res_cond.value) if res_cond else None
+            rid = next((r for lab in labels if (r := self.resolved(intent, f"{lab}.reservation"))), None)  # type: ignore[attr-defined]
+            res = find_reservation(self.db, rid) if rid else None
             if res is not None and res.get("status") != "cancelled":
                 bags = res["total_baggages"] + 1
                 pay = next((p for p in self.db.payment_ids(intent.base["customer"]) if p.startswith("credit_card")), None)
@@ -141,8 +152,13 @@ class Tau2Speech:
                             Condition(slot="change_bags.bags", value=bags),
                             Condition(slot="change_bags.payment", value=pay)],
                     )
-                    out.append(Extra(f"I will be travelling with {self.spoken_value(intent, 'change_bags.bags', bags)} on that trip", reading))
+                    said = self.spoken_value(intent, "change_bags.bags", bags)
+                    out.append(Extra(f"I will be travelling with {said} on that trip", reading))
         return out
+
+    def order_id(self, intent: Intent, label: str) -> str | None:
+        """The order a retail write is on: its condition, or the one order its items describe."""
+        return self.resolved(intent, f"{label}.order")  # type: ignore[attr-defined]
 
     def mismatches(self, intent: Intent) -> list[Mismatch]:
         """The request made through a sibling write the environment refuses for this order."""
@@ -156,29 +172,22 @@ class Tau2Speech:
             if label not in siblings:
                 continue
             sibling, verb = siblings[label]
-            if sibling in labels:
+            oid = self.order_id(intent, label)
+            if sibling in labels or oid is None:
                 continue
-            conds = []
-            for c in intent.conditions:
-                lab, _, field = c.slot.partition(".")
-                if lab != label:
-                    conds.append(c)
-                elif sibling == "cancel" and field == "order":
-                    conds += [Condition(slot="cancel.order", value=c.value), Condition(slot="cancel.reason", value="no longer needed")]
-                elif sibling == "return" and field == "order":
-                    order = find_order(self.db, c.value)
-                    if order is None:
-                        break
-                    conds += [Condition(slot="return.order", value=c.value),
-                              Condition(slot="return.items", value=[describe_line(x, order["items"]) for x in order["items"]]),
-                              Condition(slot="return.payment", value=order["payment_history"][0]["payment_method_id"])]
-                elif sibling in ("exchange", "modify_items") or field in ("order", "items", "payment"):
-                    if sibling in ("cancel", "return"):
-                        continue
-                    conds.append(Condition(slot=f"{sibling}.{field}", value=c.value))
+            conds = [c for c in intent.conditions if c.slot.partition(".")[0] != label]
+            if sibling == "cancel":
+                conds += [Condition(slot="cancel.order", value=oid), Condition(slot="cancel.reason", value="no longer needed")]
+            elif sibling == "return":
+                order = find_order(self.db, oid)
+                if order is None:
+                    continue
+                conds += [Condition(slot="return.order", value=oid),
+                          Condition(slot="return.items", value=[describe_line(x, order["items"]) for x in order["items"]]),
+                          Condition(slot="return.payment", value=order["payment_history"][0]["payment_method_id"])]
+            else:
+                conds += [Condition(slot=f"{sibling}.{c.slot.partition('.')[2]}", op=c.op, value=c.value)
+                          for c in intent.conditions if c.slot.partition(".")[0] == label]
             reading = intent.replace(base={**intent.base, "request": labels[:i] + [sibling] + labels[i + 1:]}, conditions=conds)
-            order = intent.condition(f"{label}.order")
-            if order is None:
-                continue
-            out.append(Mismatch(f"{verb} order {order.value}", reading))
+            out.append(Mismatch(f"{verb} order {oid}", reading))
         return out

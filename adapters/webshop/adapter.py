@@ -124,7 +124,11 @@ class WebShopAdapter(WebShopSpeech, Adapter[Purchase]):
     def goal(self, seed: Seed) -> Goal:
         return self.catalogue.goals[int(seed.task_id)]
 
-    def validate(self, seed: Seed) -> SeedCheck:
+    def instructions(self, seed: Seed) -> str:
+        """The goal's instruction as WebShop shows it (with its price text)."""
+        return self.goal(seed).instruction_text
+
+    def lift_seed(self, seed: Seed) -> SeedCheck:
         goal = self.goal(seed)
         try:
             intent = self.lift(goal)

@@ -15,6 +15,7 @@ from flows.cli.app import ARTIFACTS, AS_JSON, app, err, exit_codes, out
 from flows.registry import ADAPTERS, HostOptions, adapter_for
 from miscue.corpus import graph_store
 from miscue.graphs import GraphBuilder
+from miscue.requirements import audit
 
 
 def load_host(benchmark: str, options: HostOptions, show_progress: bool):
@@ -38,6 +39,8 @@ def build_graphs(benchmark: str, artifacts: Path, show_progress: bool, options: 
         build = builder.build(progress=lambda _tid: bar.advance(task))
     directory = graph_store.write(build, artifacts / "graphs" / benchmark)
     summary = build.summary()
+    summary["requirements"] = audit.counts(build.ledger)
+    summary["tasks_audit"] = audit.task_rows(build.ledger)
     summary["seconds"] = round(time.perf_counter() - started, 2)
     summary["directory"] = str(directory)
     return summary
@@ -69,12 +72,44 @@ def _summary_table(s: dict[str, Any]) -> Table:
     provenance = s["children_by_provenance"]
     t.add_row("children (real / synthetic)", f"{provenance.get('real', 0)} / {provenance.get('synthetic', 0)}")
     t.add_row("moved edges", f"{s['moved_edges']} of {s['children']}")
+    req = s.get("requirements", {})
+    if req:
+        t.add_row("requirements: tasks settled (changed)", f"{req.get('tasks', 0)} ({req.get('tasks_changed', 0)})")
+        t.add_row("requirements before / after", f"{req.get('before.conditions', 0)} / {req.get('after.conditions', 0)}")
+        t.add_row("neither necessary nor stated: before / after",
+                  f"{req.get('before.neither', 0)} / {req.get('after.neither', 0)}")
     if "check" in s:
         c = s["check"]
         t.add_row("check: nodes re-executed", str(c["nodes_checked"]))
         t.add_row("check: hash mismatches", str(len(c["mismatches"])))
     t.add_row("seconds", str(s["seconds"]))
     return t
+
+
+def _audit_tables(s: dict[str, Any]) -> list[Table]:
+    """The intent audit: per-host counts before/after, then every settled task's conditions."""
+    req = s["requirements"]
+    counts = Table(title=f"intent audit: {s['benchmark']} (conditions as lifted -> as settled)")
+    for col in ("", "conditions", "necessary", "stated", "stated only", "neither"):
+        counts.add_column(col, justify="right" if col else "left")
+    for when in ("before", "after"):
+        counts.add_row(when, *(str(req.get(f"{when}.{k}", 0))
+                               for k in ("conditions", "necessary", "stated", "stated_only", "neither")))
+    statuses = ", ".join(f"{k.split('.', 1)[1]} {v}" for k, v in req.items() if k.startswith("status."))
+    counts.caption = (f"{req.get('tasks', 0)} tasks, {req.get('tasks_changed', 0)} changed; conditions: {statuses}; "
+                      f"notes {req.get('notes', 0)} on {req.get('tasks_with_notes', 0)} tasks")
+    per_task = Table(title=f"requirements per task: {s['benchmark']}", show_lines=False)
+    for col in ("task", "status", "requirement", "necessary", "instructions", "why"):
+        per_task.add_column(col, overflow="fold")
+    for task in s["tasks_audit"]:
+        for i, r in enumerate(task["requirements"]):
+            cond = f"{r['slot']} {r['op']} {r['value_json'][:60]}"
+            nec = {True: "yes", False: "no", None: "-"}[r["necessary"]]
+            said = r["instruction"] + (f" ({r['said'][:40]})" if r["said"] else "")
+            per_task.add_row(task["task_id"] if i == 0 else "", r["status"], cond, nec, said, r["reason"])
+        for note in task["notes"]:
+            per_task.add_row("", "note", note, "", "", "")
+    return [per_task, counts]
 
 
 @app.command()
@@ -85,6 +120,8 @@ def graphs(
     webshop_data: Path = typer.Option(None, "--webshop-data", file_okay=False,
                                       help="WebShop's data directory (items_shuffle*.json, items_ins_v2*.json, "
                                            "items_human_ins.json); default: $MISCUE_WEBSHOP_DATA, else the shipped catalogue"),
+    show_audit: bool = typer.Option(False, "--audit", help="print the intent audit: each task's requirements, which are "
+                                    "necessary or stated in its instructions, what was dropped or relaxed and why"),
     artifacts: Path = ARTIFACTS,
 ) -> None:
     """Build intent graphs (and the graph-stage ledger) of each benchmark."""
@@ -97,8 +134,13 @@ def graphs(
             if check:
                 summary["check"] = check_graphs(bench, artifacts, options)
                 failed |= bool(summary["check"]["mismatches"])
+        if not show_audit:
+            summary.pop("tasks_audit")
         results.append(summary)
         if not as_json:
+            if show_audit:
+                for table in _audit_tables(summary):
+                    out.print(table)
             out.print(_summary_table(summary))
     if as_json:
         out.print_json(json.dumps(results[0] if len(results) == 1 else {"benchmarks": results}))
