@@ -60,7 +60,7 @@ def describe_line(line: dict[str, Any], lines: list[dict[str, Any]]) -> dict[str
     return desc
 
 
-def _resolve_items(order: dict[str, Any], descs: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+def resolve_items(order: dict[str, Any], descs: list[dict[str, Any]]) -> list[tuple[str, ...]]:
     """Every assignment of order lines (each used once) to item descriptors."""
     lines = order["items"]
 
@@ -255,7 +255,7 @@ class ItemsKind(RetailKind):
 
     def _item_sets(self, order: dict[str, Any], given: dict[str, Any]) -> list[tuple[str, ...]]:
         if "items" in given:
-            return _resolve_items(order, given["items"])
+            return resolve_items(order, given["items"])
         wanted = self.new_item_conditions(given)
         subsets = _line_subsets(order, max(wanted) if wanted else None)
         if not self.order_matters:
@@ -314,7 +314,7 @@ class ItemsKind(RetailKind):
         j = int(head[4:])
         if "items" not in given or j > len(given["items"]):
             return []
-        resolved = _resolve_items(order, given["items"])
+        resolved = resolve_items(order, given["items"])
         if len(resolved) != 1:
             return []
         pid = _item_product(db, resolved[0][j - 1])
