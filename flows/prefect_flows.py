@@ -20,6 +20,8 @@ from flows import prefect_env
 
 prefect_env.apply()  # before prefect is imported: no telemetry, a quiet console
 
+import os  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any, Optional  # noqa: E402
 
@@ -38,6 +40,24 @@ from miscue import corpus, reports  # noqa: E402
 from miscue.config import CompositeConfig, GenerateConfig, ModelOptions, RunConfig  # noqa: E402
 from miscue.reports import audit  # noqa: E402
 from miscue.runlock import run_lock  # noqa: E402
+
+
+#: what Prefect raises when its ephemeral server did not answer in time (a first start on a new
+#: machine creates its database and runs every migration; a busy machine is slower still)
+EPHEMERAL_TIMEOUT = "Timed out while attempting to connect to ephemeral Prefect API server"
+
+
+def run_flow(flow_fn: Any, on_retry: Callable[[str], None] | None = None, **parameters: Any) -> Any:
+    """Call a flow; when Prefect's ephemeral server timed out starting, say so and try once more
+    (a second start finds the database made and usually comes up in seconds)."""
+    try:
+        return flow_fn(**parameters)
+    except RuntimeError as exc:
+        if EPHEMERAL_TIMEOUT not in str(exc) or os.environ.get("PREFECT_API_URL"):
+            raise
+        if on_retry is not None:
+            on_retry("Prefect's local server did not start in time (a first start creates its database); trying once more")
+        return flow_fn(**parameters)
 
 
 def _stage(name: str) -> Any:

@@ -44,7 +44,8 @@ VALUE_SYNONYMS = {
     ("armrest", "adjustable"): ("adjustable armrests",), ("armrest", "fixed"): ("fixed armrests",),
     ("cover type", "hard cover"): ("hardcover", "hardback"), ("cover type", "soft cover"): ("softcover", "paperback"),
     ("size", "full size"): ("full-size", "full sized", "100%"), ("size", "60%"): ("60 percent",), ("size", "80%"): ("80 percent", "tenkeyless"),
-    ("power source", "AC adapter"): ("ac powered", "plug in", "corded"), ("power source", "USB"): ("usb powered", "plug in", "corded"),
+    ("power source", "AC adapter"): ("ac powered", "plug in", "plugs in", "plugged in", "corded"),
+    ("power source", "USB"): ("usb powered", "plug in", "plugs in", "plugged in", "corded"),
     ("switch type", "linear"): ("quiet",), ("switch type", "tactile"): ("quiet",), ("switch type", "clicky"): ("loud",),
     ("connectivity", "wireless"): ("bluetooth",), ("features", "none"): ("no extra features", "basic"),
     ("design", "custom"): ("printed", "printed design", "personalised", "personalized"), ("design", "graphic"): ("printed", "printed design"),
@@ -131,7 +132,7 @@ def payment_forms(pid: str, user: dict[str, Any]) -> tuple[str, ...]:
         brand_names = {"american express": ("amex",), "mastercard": ("master card",)}.get(brand, ())
         forms = [f"my {brand} card ending in {l4}", f"{brand} ending in {l4}", f"{brand} ending {l4}", f"{brand} {l4}",
                  f"card ending in {l4}", f"card ending {l4}", f"ending in {l4}", f"{brand} card", f"my {brand}", brand,
-                 f"credit card ending in {l4}", "credit card", l4, pid, ident]
+                 f"credit card ending in {l4}", "credit card", "my card", l4, pid, ident]
         forms += [f"{b} ending in {l4}" for b in brand_names] + list(brand_names)
         return tuple(forms)
     digits = pid.rsplit("_", 1)[-1][-4:]
@@ -139,7 +140,7 @@ def payment_forms(pid: str, user: dict[str, Any]) -> tuple[str, ...]:
         return ("my paypal account", "paypal", "pay pal", "my paypal", pid, ident)
     if source == "gift_card":
         return (f"my gift card ending in {digits}", f"gift card ending in {digits}", f"gift card ending {digits}",
-                f"gift card {digits}", "gift card", "giftcard", "my gift card", "gift card balance", digits, pid, ident)
+                f"gift card {digits}", "gift card", "giftcard", "my gift card", "gift card balance", "my card", digits, pid, ident)
     return (f"my travel certificate ending in {digits}", f"certificate ending in {digits}", f"certificate ending {digits}",
             f"certificate {digits}", f"travel certificate {digits}", "travel certificate", "certificate", "voucher", digits,
             pid, ident)
@@ -224,6 +225,8 @@ def _count_forms(n: int, nouns: tuple[str, ...], uncounted: bool = False) -> tup
         forms = [f"{w} {noun}" for noun in nouns for w in ("no", "0", "without")]
     elif uncounted:
         forms += [noun for noun in nouns if noun.endswith("s")]
+    if nouns and nouns[0] == "paid bags" and n > 0:  # "add 2 checked bags, both paid"
+        forms += [f"{n} paid", "all paid", "all of them paid"] + (["both paid", "both of them paid"] if n == 2 else [])
     if n == 1:
         forms += [f"a {nouns[0].rstrip('s')}", f"one {nouns[0].rstrip('s')}"]
     return tuple(forms)
@@ -375,7 +378,11 @@ def tau2_domains(adapter: Any, intent: Intent) -> Domains:
                 lambda p: ((f"{p['first_name']} {p['last_name']}",), (p["first_name"], p["dob"], *date_forms(p["dob"])[:2])),
                 FIELD_NAMES["passengers"], anchors)
         elif field == "payment" and isinstance(c.value, list):
-            slots[c.slot] = _list_domain(c.slot, c.value, alternatives, lambda pid: (payment_forms(pid, user), ()),
+            # besides the host's alternatives, the truth with one method swapped for another the
+            # customer holds: what "my travel certificate" means when they hold two
+            swaps = [c.value[:i] + [other] + c.value[i + 1:] for i in range(len(c.value))
+                     for other in user.get("payment_methods", {}) if other not in c.value]
+            slots[c.slot] = _list_domain(c.slot, c.value, alternatives + swaps, lambda pid: (payment_forms(pid, user), ()),
                                          FIELD_NAMES["payment"], anchors)
         else:
             values = [c.value, *alternatives]

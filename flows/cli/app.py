@@ -17,10 +17,12 @@ from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from miscue.config import ModelOptions, model_options
 from miscue.errors import MiscueError, RunStopped
+from miscue.model_check import check_llm_config
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Verified corpora of miscommunicated requests.")
 err = Console(stderr=True)
@@ -32,9 +34,12 @@ AS_JSON = typer.Option(False, "--json", help="print one JSON object instead of t
 
 # The model options every model-calling command takes (see miscue.config.ModelOptions).
 LLM_CONFIG = typer.Option(None, "--llm-config", help="JSON model configuration (LLMConfig); default: the embedded offline models")
-MAX_COST = typer.Option(None, "--max-cost", help="stop cleanly (exit 3) before this run spends more than this many USD on model calls")
-PRICE = typer.Option(None, "--price", help="USD per token (prompt and completion) for every role's model, for models that report no cost")
-OFFLINE_REPLAY = typer.Option(False, "--offline-replay", help="answer every model call from the exchange store; a miss is an error")
+MAX_COST = typer.Option(None, "--max-cost",
+                        help="stop cleanly (exit 3) before this run spends more than this many USD on model calls")
+PRICE = typer.Option(None, "--price",
+                     help="USD per token (prompt and completion) for every role's model, for models litellm has no price for")
+OFFLINE_REPLAY = typer.Option(False, "--offline-replay",
+                              help="answer every model call from the exchange store; a miss is an error")
 
 
 @app.callback()
@@ -43,7 +48,8 @@ def _root() -> None:
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    err.print(f"[bold red]error:[/] {message}")
+    """Print ``message`` as one line (never wrapped, never read as markup) and exit ``code``."""
+    err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -63,11 +69,13 @@ def exit_codes() -> Iterator[None]:
 
 def models_or_fail(llm_config: Path | None, max_cost: float | None = None, price: float | None = None,
                    replay_only: bool = False) -> ModelOptions:
-    """The command's :class:`~miscue.config.ModelOptions`, checked by resolving them now (a bad
-    configuration exits 2 before anything runs)."""
+    """The command's :class:`~miscue.config.ModelOptions`, checked now by resolving them and by
+    ``miscue check-config``'s check (:mod:`miscue.model_check`: providers resolve, prices known):
+    a bad configuration exits 2 naming the field before anything runs."""
     with exit_codes():
         options = model_options(llm_config, max_cost=max_cost, price=price, replay_only=replay_only)
-        options.resolve()
+        source = f"model configuration {llm_config}" if llm_config else "the offline models"
+        check_llm_config(options.resolve()).raise_problems(source)
     return options
 
 

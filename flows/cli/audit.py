@@ -1,12 +1,13 @@
-"""``miscue audit``: DuckDB over every published version (canned reports, any SQL, a shell)."""
+"""``miscue audit``: DuckDB over every published version (canned reports, any SQL, a shell).
+
+Read-only (:mod:`miscue.reports.readonly`): ``--sql`` and every shell statement must only read;
+a refused ``--sql`` exits 2 before any flow starts; the shell reports a refused statement and goes
+on, and exits 2 at the end if anything was refused (else 1 if a statement failed, else 0).
+"""
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any, Optional
 
@@ -14,7 +15,7 @@ import duckdb
 import typer
 from rich.table import Table
 
-from flows.cli.app import ARTIFACTS, AS_JSON, app, artifacts_arg, exit_codes, fail, fmt, out, print_json
+from flows.cli.app import ARTIFACTS, AS_JSON, app, artifacts_arg, err, exit_codes, fail, fmt, out, print_json
 from miscue.reports import audit as audit_mod
 
 
@@ -22,8 +23,9 @@ from miscue.reports import audit as audit_mod
 def audit(
     report_name: Optional[str] = typer.Option(None, "--report", "-r", help="canned report: rejections | funnel | calls"),
     by: Optional[str] = typer.Option(None, "--by", help="group-by columns, comma-separated (e.g. benchmark,fault_type,stage)"),
-    sql: Optional[str] = typer.Option(None, "--sql", help="any SQL over the views samples, attempts, cells, llm_calls, graphs, nodes, edges, graph_ledger"),
-    shell: bool = typer.Option(False, "--shell", help="an interactive SQL shell over the views"),
+    sql: Optional[str] = typer.Option(None, "--sql", help="read-only SQL (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN) "
+                                      "over the views samples, attempts, cells, llm_calls, graphs, nodes, edges, graph_ledger"),
+    shell: bool = typer.Option(False, "--shell", help="a read-only SQL shell over the views (exit 2 if a statement was refused)"),
     version: Optional[list[str]] = typer.Option(None, "--version", "-v", help="only these versions (repeatable; default: all)"),
     no_flow: bool = typer.Option(False, "--no-flow", help="query directly, without a Prefect flow run"),
     as_json: bool = AS_JSON,
@@ -33,23 +35,26 @@ def audit(
     groups = [b.strip() for b in by.split(",") if b.strip()] if by else None
     with exit_codes():
         con = audit_mod.connect(artifacts, version)
-        if not sql and not shell:
+        if sql:
+            audit_mod.check_sql(sql, con)  # refuse anything but reads of the corpora before any flow starts
+        elif not shell:
             audit_mod.canned_sql(report_name or "rejections", groups)  # validate before any flow starts
     if shell:
-        _shell(con, artifacts, version)
+        _shell(con)
         return
     con.close()
-    try:
-        if no_flow:
-            columns, rows = audit_mod.run(artifacts, report_name, groups, sql, version)
-        else:
-            from flows.prefect_flows import audit_flow
+    with exit_codes():  # a statement DuckDB refuses (a file outside the corpora) is bad input too
+        try:
+            if no_flow:
+                columns, rows = audit_mod.run(artifacts, report_name, groups, sql, version)
+            else:
+                from flows.prefect_flows import audit_flow, run_flow
 
-            res = audit_flow(report_name=report_name or "rejections", by=groups, sql=sql, versions=version,
-                             artifacts=artifacts_arg(artifacts))
-            columns, rows = res["columns"], res["rows"]
-    except duckdb.Error as exc:
-        fail(f"SQL error: {exc}")
+                res = run_flow(audit_flow, err.print, report_name=report_name or "rejections", by=groups, sql=sql,
+                               versions=version, artifacts=artifacts_arg(artifacts))
+                columns, rows = res["columns"], res["rows"]
+        except duckdb.Error as exc:
+            fail(f"SQL error: {exc}")
     if as_json:
         print_json([dict(zip(columns, r)) for r in rows])
         return
@@ -63,19 +68,9 @@ def audit(
         out.print(f"({len(rows)} rows; first 500 shown; use --json for all)")
 
 
-def _shell(con: Any, artifacts: Path, versions: Optional[list[str]]) -> None:
-    """The DuckDB CLI when it is installed and stdin is a terminal (views created by an init
-    script); otherwise the built-in line REPL of miscue.reports.audit (also for piped input)."""
-    exe = shutil.which("duckdb")
-    if exe and sys.stdin.isatty():
-        views = con.execute("select view_name, sql from duckdb_views() where not internal").fetchall()
-        con.close()
-        with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as fh:
-            fh.write("\n".join(sql.rstrip(";") + ";" for _name, sql in views) + "\n")
-        try:
-            raise typer.Exit(subprocess.call([exe, "-init", fh.name]))
-        finally:
-            os.unlink(fh.name)
-    failures = audit_mod.shell(con, sys.stdin, sys.stdout)
+def _shell(con: Any) -> None:
+    """The built-in line REPL of :mod:`miscue.reports.audit`, interactive or piped. (Not the
+    ``duckdb`` CLI: it would run any statement it is given, and the audit is read-only.)"""
+    outcome = audit_mod.shell(con, sys.stdin, sys.stdout)
     con.close()
-    raise typer.Exit(1 if failures else 0)
+    raise typer.Exit(outcome.exit_code)

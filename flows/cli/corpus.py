@@ -71,11 +71,11 @@ def build(
         types = check_fault_types(fault_type_)
     models = models_or_fail(llm_config, max_cost, price, replay_only)
     started = time.perf_counter()
-    from flows.prefect_flows import build_flow
+    from flows.prefect_flows import build_flow, run_flow
 
     # the lock is taken before the flow starts, so a refused build leaves no flow run behind
     with exit_codes(), run_lock(artifacts, command="miscue build"), progress(not as_json and err.is_terminal):
-        res = build_flow(benchmarks=names, fault_types=types, attempts=attempts,
+        res = run_flow(build_flow, err.print, benchmarks=names, fault_types=types, attempts=attempts,
                          artifacts=artifacts_arg(artifacts), skip_unchanged=skip_unchanged,
                          composite_ks=composite_ks, models=models)
     res["seconds"] = round(time.perf_counter() - started, 1)
@@ -126,11 +126,11 @@ def regenerate(
         plan = plan_regeneration(artifacts, fault_type_, benchmark, parent)
         check_parent_models(plan, models.resolve())
     started = time.perf_counter()
-    from flows.prefect_flows import regenerate_flow
+    from flows.prefect_flows import regenerate_flow, run_flow
 
     with exit_codes(), run_lock(artifacts, command=f"miscue regenerate {fault_type_}"), \
             progress(not as_json and err.is_terminal):
-        res = regenerate_flow(fault_type=fault_type_, benchmark=benchmark, parent=parent,
+        res = run_flow(regenerate_flow, err.print, fault_type=fault_type_, benchmark=benchmark, parent=parent,
                               artifacts=artifacts_arg(artifacts), models=models)
     res["seconds"] = round(time.perf_counter() - started, 1)
     _print_result(res, as_json, "regenerate")
@@ -145,9 +145,9 @@ def report(
     """Write artifacts/reports/<version>/report.md and report.html (the Prefect flow miscue-report)."""
     with exit_codes():
         version = corpus.resolve(artifacts, version)
-    from flows.prefect_flows import report_flow
+    from flows.prefect_flows import report_flow, run_flow
 
-    res = report_flow(version=version, artifacts=artifacts_arg(artifacts))
+    res = run_flow(report_flow, err.print, version=version, artifacts=artifacts_arg(artifacts))
     if as_json:
         print_json(res)
         return

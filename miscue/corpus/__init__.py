@@ -3,9 +3,11 @@ regeneration's carry-over rule, the datasheet, and the graph and run ledgers as 
 
 A published version is ``artifacts/corpora/<version>/``: one Parquet file per table of
 :data:`TABLES`, ``manifest.json`` and ``datasheet.md``; it never changes after publication.
+:func:`export_version` writes one in the Hugging Face ``datasets`` layout.
 """
 
 from miscue.corpus.datasheet import COLUMN_DOCS, datasheet
+from miscue.corpus.export import Export, export_version
 from miscue.corpus.publish import publish, rename_noreplace, sweep_staging
 from miscue.corpus.regenerate import PER_TYPE_TABLES, carried_over
 from miscue.corpus.tables import (PROVENANCE_COLUMNS, RECORDS, REQUIRED_TABLES, SCHEMAS, SORT_KEYS, TABLES, arrow_schema,
@@ -17,9 +19,9 @@ from miscue.corpus.versions import (CORPORA_DIR, FORMAT, STAGING_DIR, VERSION_GL
 from miscue.errors import CorpusError
 
 __all__ = [
-    "COLUMN_DOCS", "CORPORA_DIR", "PER_TYPE_TABLES", "FORMAT", "PROVENANCE_COLUMNS", "RECORDS", "REQUIRED_TABLES", "SCHEMAS", "SORT_KEYS",
-    "STAGING_DIR", "TABLES", "VERSION_GLOB", "VERSION_RE", "CorpusError", "UnknownVersion", "Verification",
-    "VersionExists", "arrow_schema", "carried_over", "content_hash_table", "corpora_root", "datasheet", "latest",
-    "manifest", "next_version", "publish", "read_table", "rename_noreplace", "resolve", "row_json", "sweep_staging",
-    "table", "verify_corpus", "version_dir", "versions",
+    "COLUMN_DOCS", "CORPORA_DIR", "PER_TYPE_TABLES", "FORMAT", "PROVENANCE_COLUMNS", "RECORDS", "REQUIRED_TABLES",
+    "SCHEMAS", "SORT_KEYS", "STAGING_DIR", "TABLES", "VERSION_GLOB", "VERSION_RE", "CorpusError", "Export",
+    "UnknownVersion", "Verification", "VersionExists", "arrow_schema", "carried_over", "content_hash_table",
+    "corpora_root", "datasheet", "export_version", "latest", "manifest", "next_version", "publish", "read_table",
+    "rename_noreplace", "resolve", "row_json", "sweep_staging", "table", "verify_corpus", "version_dir", "versions",
 ]

@@ -7,7 +7,8 @@ customer may mention); the matching is host-agnostic (:mod:`~miscue.language.tex
 :mod:`~miscue.language.grounder` finds and attributes mentions)."""
 
 from miscue.language.domain import Detail, Domains, LegalValue, Member, SlotDomain
-from miscue.language.grounder import Grounder, Grounding, Mention
+from miscue.language.grounder import Grounder
+from miscue.language.mentions import Grounding, Mention
 from miscue.language.text import close, fold, norm, tokens, words
 
 __all__ = ["Detail", "Domains", "Grounder", "Grounding", "LegalValue", "Member", "Mention", "SlotDomain", "close", "fold", "norm",

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from miscue.language.text import Token
 
 WINDOW = 12  # tokens: how far anchors and names may stand from a mention to attribute it
-_BREAK = re.compile(r"[,;:()\[\]]|\s[-–—]|[-–—]\s")  # a spaced dash, not a hyphen ("decent-sized")
+_BREAK = re.compile(r"[,;:()\[\].!?]|\s[-–—]|[-–—]\s")  # a spaced dash, not a hyphen ("decent-sized")
 
 
 def breaks(between: str) -> bool:
@@ -42,11 +42,17 @@ class Context:
     sentence: list[int]
     cue_pos: dict[str, list[int]]
     period: list[int]  # the sentence index up to full stops only (semicolons do not end it)
+    covered: set[int] = field(default_factory=set)  # tokens inside a value mention found so far
+    listed: set[int] = field(default_factory=set)  # tokens of identifier mentions (a list of ids is not a clause break)
 
     def distributive(self, span: tuple[int, int]) -> bool:
-        """The mention's sentence says the value holds for several things ("both", "all")."""
+        """The mention's sentence says the value holds for several things ("both to economy", "all
+        my reservations to economy", "since I no longer need them"); a "both" inside another value
+        ("2 bags, both paid") quantifies that value, not this one."""
         here = self.sentence[span[0]] if self.sentence else 0
-        return any(t.text in DISTRIBUTIVE for k, t in enumerate(self.toks) if self.sentence[k] == here)
+        a, b = self.clause(span)
+        return any((t.text in DISTRIBUTIVE and k not in self.covered) or (t.text in PLURAL and a <= k < b)
+                   for k, t in enumerate(self.toks) if self.sentence[k] == here)
 
     def distance(self, span: tuple[int, int], positions: Iterable[int]) -> float:
         """Tokens between a mention and the nearest cue; a cue after the mention counts double
@@ -72,10 +78,12 @@ class Context:
         return best
 
     def same_clause(self, span: tuple[int, int], positions: Iterable[int], shared: set[int]) -> bool:
-        """A cue (not a shared one) stands before the mention with no clause break between."""
-        start = self.toks[span[0]].start
-        return any(p < span[0] and not breaks(self.text[self.toks[p].end:start]) for p in positions
-                   if p not in shared)
+        """A cue (not a shared one) stands in the mention's clause, before or after it, with no
+        clause break between (a list of ids is one clause: "upgrade A, B and C to business")."""
+        a, b = self.clause(span)
+        while a > 0 and a - 1 in self.listed:  # the clause goes on over a list of ids
+            a, _ = self.clause((a - 1, a))
+        return any(a <= p < b for p in positions if p not in shared)
 
     def _break_before(self, k: int) -> bool:
         return k == 0 or breaks(self.text[self.toks[k - 1].end:self.toks[k].start])
@@ -102,10 +110,14 @@ class Context:
         return out
 
     def singular(self, span: tuple[int, int]) -> bool:
-        """The mention's clause refers to one thing ("... as I no longer need it")."""
+        """The mention's clause refers to one thing ("... as I no longer need it"), or a relative
+        clause opens right before it, which attaches to the nearest noun ("#A and #B which I no
+        longer need")."""
         a, b = self.clause(span)
-        return any(t.text in ("it", "its") for t in self.toks[span[0]:b]) and not any(
-            t.text in DISTRIBUTIVE | PLURAL for t in self.toks[a:b])
+        if any(t.text in DISTRIBUTIVE | PLURAL for t in self.toks[a:b]):
+            return False
+        relative = any(t.text in ("which", "wich", "that") for t in self.toks[max(a, span[0] - 3):span[0]])
+        return relative or any(t.text in ("it", "its") for t in self.toks[span[0]:b])
 
     def local(self, span: tuple[int, int], slots: list[str], shared: set[int]) -> list[str]:
         """The slots whose own words (not shared ones) stand in the mention's clause."""

@@ -80,6 +80,7 @@ _UNAVAILABLE = (r"sold out|out of stock|unavailable|not available|no longer (?:a
                 r"(?:" + _NOT_CAPABLE + r")|out of production|"
                 r"(?:can't|cannot|can not|won't|isn't|aren't|couldn't)(?: be| get| have)?(?: \w+){0,2} (?:anymore|any more|any longer)|"
                 r"used up|run out|ran out|all gone|no longer (?:possible|offered|there|an option)|"
+                r"only (?:come|comes|came|available|sold|made|offered|exists?|goes|go)|(?:is|are) only (?:available|sold|made|offered)|"
                 r"already (?:been )?(?:done|taken care of|processed|applied|changed|fixed|cancelled|canceled|booked|"
                 r"handled|sorted|updated|set)|(?:was|were|has been|have been) (?:taken care of|handled|done|sorted)")
 #: a premise taken for granted about a requirement ("since the clicky ones are sold out"): the
@@ -132,3 +133,18 @@ def clause_spans(pattern: re.Pattern[str], folded: str) -> list[tuple[int, int]]
         end = _CLAUSE_END.search(folded, b)
         out.append((a, end.start() if end else len(folded)))
     return out
+
+
+#: words that make a sentence a statement rather than a shorthand list: finite verbs and subjects
+FINITE = {"i", "we", "he", "she", "they", "is", "are", "was", "were", "am", "be", "been", "isnt", "arent",
+          "wasnt", "werent", "has", "have", "had", "hasnt", "havent", "do", "does", "did", "dont", "doesnt", "didnt",
+          "will", "would", "should", "could", "can", "may", "might", "must", "shall", "wont", "wouldnt", "shouldnt",
+          "couldnt", "cant", "got", "gets", "seems", "says", "said", "told", "im", "ive", "id", "ill", "its", "thats",
+          "theres", "need", "needs", "want", "wants", "came", "arrived", "turned", "went", "broke"}
+#: words a clause opens with when it is a statement about someone or something
+SUBJECTS = {"i", "we", "you", "he", "she", "they", "it", "my", "our", "your", "his", "her", "their", "this", "that"}
+#: words that set a thing beside another like it ("the old one", "the other cabin")
+OTHERS = {"old", "other", "current", "original", "existing", "previous"}
+ARTICLES = {"the", "a", "an", "my", "one"}
+NEGATORS = {"no", "not", "without", "non", "never", "dont", "doesnt", "wont", "skip", "decline"}
+COORDINATORS = {"and", "or", "nor", "plus"}

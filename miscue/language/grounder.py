@@ -22,12 +22,13 @@ A value said inside a premise taken for granted ("since the clicky ones are sold
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
-from functools import cached_property
+from dataclasses import dataclass
 
 from miscue.language import cues
-from miscue.language.domain import Detail, Domains, SlotDomain
 from miscue.language.context import WINDOW, Context, sentences
+from miscue.language.domain import Detail, Domains, SlotDomain
+from miscue.language.mentions import Grounding, Mention
+from miscue.language.structure import Structure
 from miscue.language.text import Token, close, fold, respell, tokens, words
 
 #: words right before a value that make it the customer's current one, not the one they want
@@ -35,84 +36,10 @@ from miscue.language.text import Token, close, fold, respell, tokens, words
 _CURRENT_BEFORE = {("instead", "of"), ("rather", "than"), ("currently",), ("old",), ("current",),
                    ("original",), ("not",), ("replace",), ("replacing",), ("than",), ("existing",), ("previous",),
                    ("swap", "out"), ("no", "longer", "want"), ("dont", "want"), ("do", "not", "want"), ("got", "the"),
-                   ("received", "the"), ("have", "the"), ("bought", "the"), ("ordered", "the")}
+                   ("received", "the"), ("have", "the"), ("bought", "the"), ("ordered", "the"), ("stuck", "in"),
+                   ("currently", "in"), ("booked", "in"), ("is", "in"), ("are", "in"), ("was", "in"), ("still", "in")}
 _CURRENT_AFTER = {("one", "i", "have"), ("i", "have"), ("that", "i", "have"), ("i", "got"), ("i", "received"),
                   ("came",), ("that", "came"), ("doesnt", "fit"), ("is", "too"), ("was", "too"), ("are", "too")}
-
-
-@dataclass(frozen=True)
-class Mention:
-    kind: str  # value | current | referring | vague | operation | extra | unknown (a value no legal one is)
-    start: int  # character span in the text
-    end: int
-    text: str
-    slots: tuple[str, ...] = ()  # the slot(s) it is attributed to; several: unattributed between them
-    values: tuple[str, ...] = ()  # value keys (value/current kinds); several: ambiguous
-    ref: str | None = None  # operation/extra: the detail's ref
-    in_premise: bool = False
-    weak: bool = False  # a member said by a weak form (a date several segments share)
-    candidates: tuple[str, ...] = ()  # every slot the words could belong to (before attribution)
-    comparative: bool = False  # a vague mention that compares ("more comfortable"): it stands for a value alone
-    scoped: bool = False  # its reading depends on structure (a negator's reach, a modifier's head), not a word's senses
-
-    @property
-    def attributed(self) -> bool:
-        return len(self.slots) == 1
-
-    @property
-    def ambiguous(self) -> bool:
-        return len(self.values) > 1
-
-
-@dataclass
-class Grounding:
-    """Every mention found in one text."""
-
-    text: str
-    mentions: list[Mention] = field(default_factory=list)
-    premises: list[tuple[int, int]] = field(default_factory=list)  # character spans
-    requests: list[tuple[int, int]] = field(default_factory=list)
-
-    def of(self, slot: str, *kinds: str) -> list[Mention]:
-        """The mentions attributed to ``slot`` (of the given kinds)."""
-        return [m for m in self.mentions if m.slots == (slot,) and (not kinds or m.kind in kinds)]
-
-    def touching(self, slot: str, *kinds: str) -> list[Mention]:
-        """The mentions that could belong to ``slot``, attributed or not."""
-        return [m for m in self.mentions if slot in m.slots and (not kinds or m.kind in kinds)]
-
-    def could_be(self, slot: str, *kinds: str) -> list[Mention]:
-        """The mentions whose words fit ``slot``, wherever the words around attached them."""
-        return [m for m in self.mentions if slot in (m.candidates or m.slots) and (not kinds or m.kind in kinds)]
-
-    def values_of(self, slot: str) -> set[str]:
-        """Value keys the text states, unambiguously, for ``slot`` (not as a current value)."""
-        return {m.values[0] for m in self.of(slot, "value") if len(m.values) == 1 and not m.in_premise}
-
-    def doubted(self, slot: str) -> set[str]:
-        """Value keys the text mentions for ``slot`` inside a premise taken for granted."""
-        return {v for m in self.touching(slot, "value") if m.in_premise for v in m.values}
-
-    def details(self, kind: str) -> list[Mention]:
-        return [m for m in self.mentions if m.kind == kind]
-
-    @cached_property
-    def covered(self) -> list[tuple[int, int]]:
-        """Character spans of every mention (for finding what the text says about nothing)."""
-        return sorted((m.start, m.end) for m in self.mentions)
-
-
-#: words that make a sentence a statement rather than a shorthand list: finite verbs and subjects
-_FINITE = {"i", "we", "he", "she", "they", "is", "are", "was", "were", "am", "be", "been", "isnt", "arent",
-           "wasnt", "werent", "has", "have", "had", "hasnt", "havent", "do", "does", "did", "dont", "doesnt", "didnt",
-           "will", "would", "should", "could", "can", "may", "might", "must", "shall", "wont", "wouldnt", "shouldnt",
-           "couldnt", "cant", "got", "gets", "seems", "says", "said", "told", "im", "ive", "id", "ill", "its", "thats",
-           "theres", "were", "need", "needs", "want", "wants", "came", "arrived", "turned", "went", "broke"}
-_SUBJECTS = {"i", "we", "you", "he", "she", "they", "it", "my", "our", "your", "his", "her", "their", "this", "that"}
-_OTHER = {"old", "other", "current", "original", "existing", "previous"}
-_ARTICLES = {"the", "a", "an", "my", "one"}
-_NEGATORS = {"no", "not", "without", "non", "never", "dont", "doesnt", "wont", "skip", "decline"}
-_COORDINATORS = {"and", "or", "nor", "plus"}
 
 
 @dataclass(frozen=True)
@@ -145,15 +72,10 @@ class Grounder:
         for f in forms:
             self._by_first[f.words[0]].append(f)
         self._firsts = list(self._by_first)
-        # a value said with a negator ("no travel insurance") -> the words it negates, per slot
-        self._negated: dict[tuple[str, tuple[str, ...]], str] = {}
-        for d in domains.slots.values():
-            for v in d.values:
-                for w in {words(f) for f in v.forms}:
-                    if len(w) > 1 and w[0] in _NEGATORS:
-                        self._negated.setdefault((d.slot, w[1:]), v.key)
-        self._names: dict[str, list[tuple[str, ...]]] = {
-            s: [w for w in {words(x) for x in d.names} if w] for s, d in domains.slots.items()}
+        self._structure = Structure(domains)
+        self._siblings: dict[str, list[str]] = defaultdict(list)  # an operation's label -> its requirements
+        for slot in domains.slots:
+            self._siblings[slot.split(".")[0]].append(slot)
         self._cues: dict[str, list[tuple[str, ...]]] = {
             s: [w for w in {words(x) for x in (*d.names, *d.anchors)} if w] for s, d in domains.slots.items()}
 
@@ -278,7 +200,7 @@ class Grounder:
             for kind, ref in sorted({(f.kind, f.value) for f in forms if f.slot is None}):
                 out.mentions.append(Mention(kind, start, end, frag, ref=ref, in_premise=in_premise))
             current = self._current(toks, i, j)
-            lead = i - 1 if i > 0 and toks[i - 1].text not in _ARTICLES else i - 2
+            lead = i - 1 if i > 0 and toks[i - 1].text not in cues.ARTICLES else i - 2
             wanted = lead >= 0 and toks[lead].text in ("for", "to", "into") and any(
                 f.kind == "value" and self.domains[f.slot].has_current for f in forms if f.slot)
             for kind in ("value", "member"):
@@ -298,13 +220,15 @@ class Grounder:
                     kind = "current"
                 out.mentions.append(Mention(kind, start, end, frag, slots, keys, in_premise=in_premise, weak=weak,
                                             candidates=candidates))
-        self._transitions(out, ctx)
-        self._settle_identifiers(out)
-        self._negation_scope(out, ctx)
-        self._part_modifiers(out, ctx)
-        self._old_and_new(out, ctx)
-        self._unknown_values(out, ctx)
-        out.requests = sorted({*out.requests, *self._elided_requests(out, ctx)})
+                ctx.covered.update(range(i, j))
+                if all(self.domains[x].identifier for x in slots):
+                    ctx.listed.add(j - 1)
+                if len(slots) == 1:  # a value said for one operation anchors its payment ("add 2 bags, ... on gift card X")
+                    label = slots[0].split(".")[0]
+                    for sibling in self._siblings.get(label, ()):
+                        if sibling != slots[0] and self.domains[sibling].instrument:
+                            cue_pos[sibling].extend(range(i, j))
+        self._structure.apply(out, ctx)
         for kind, pattern in (("referring", cues.REFERRING), ("vague", cues.VAGUE)):
             for a, b in (spelt.span(*ab) for ab in cues.spans(pattern, spelt.text)):
                 if any(m.start <= a and b <= m.end for m in out.mentions if m.kind in ("value", "current")):
@@ -312,9 +236,15 @@ class Grounder:
                 span = self._token_span(toks, a, b)
                 if span is None:
                     continue
+                inner = [m for m in out.mentions if m.kind == "value" and a <= m.start and m.end <= b]
+                if kind == "referring" and inner:
+                    if any(len(m.values) == 1 for m in inner):
+                        continue  # "the Visa ending 1111 I used before": the value is said
+                    for m in inner:  # "the gift card I used last time" (of two): the pointer says which
+                        out.mentions.remove(m)
                 noun = next((m for m in out.mentions if m.kind == "value" and len(m.values) > 1 and m.slots
-                             and 0 <= m.start - b <= 1), None)
-                if kind == "vague" and noun is not None:  # "a few checked bags": the vague words say the count
+                             and 0 <= m.start - b <= 4 and text[b:m.start].strip() in ("", "of")), None)
+                if noun is not None:  # "a few checked bags", "the usual number of checked bags": they say the count
                     out.mentions.remove(noun)
                     out.mentions.append(Mention(kind, a, noun.end, text[a:noun.end], noun.slots,
                                                 in_premise=any(p <= a < q for p, q in out.premises)))
@@ -330,168 +260,6 @@ class Grounder:
                                             comparative=kind == "vague" and comparative))
         out.mentions.sort(key=lambda m: (m.start, m.end, m.kind))
         return out
-
-    def _transitions(self, out: Grounding, ctx: Context) -> None:
-        """"Downgrade the business bookings to economy": of two values of one requirement in a
-        sentence, the one after "to"/"into"/"for" is wanted, the earlier one is what the
-        customer has now."""
-        starts = {t.start: k for k, t in enumerate(ctx.toks)}
-        values = [m for m in out.mentions if m.kind == "value" and m.slots
-                  and all(self.domains[s].has_current for s in m.slots)]
-        for later in values:
-            k = starts.get(later.start)
-            if k is None or k == 0 or ctx.toks[k - 1].text not in ("to", "into", "for"):
-                continue
-            for i, earlier in enumerate(out.mentions):
-                if (earlier in values and not earlier.in_premise and set(earlier.slots) <= set(later.slots)
-                        and not set(earlier.values) & set(later.values)
-                        and earlier.end <= later.start and ctx.sentence[starts.get(earlier.start, k)] == ctx.sentence[k]):
-                    out.mentions[i] = replace(earlier, kind="current")
-
-    def _negation_scope(self, out: Grounding, ctx: Context) -> None:
-        """A negator's reach. "I'm not taking travel insurance": a value whose negated form the
-        slot has, with a negator shortly before it in its clause, is that negated value. "No
-        travel insurance and checked bags": a value coordinated right after a negated one may
-        be negated too (the negator attaches to one or to both), so it is ambiguous between its
-        own reading and its negation."""
-        starts = {t.start: k for k, t in enumerate(ctx.toks)}
-        ends = {t.end: k for k, t in enumerate(ctx.toks)}
-        negated_at: list[int] = []  # token index where a negated value ends
-        for i, m in enumerate(out.mentions):
-            if m.kind != "value" or len(m.slots) != 1:
-                continue
-            a, b = starts.get(m.start), ends.get(m.end)
-            if a is None or b is None:
-                continue
-            said = tuple(t.text for t in ctx.toks[a:b + 1])
-            if said[0] in _NEGATORS:
-                negated_at.append(b)
-                continue
-            negation = self._negated.get((m.slots[0], said))
-            if negation is None:
-                continue
-            before = ctx.toks[max(0, a - 3):a]
-            clause = all(ctx.text[x.end:y.start].strip(" ") == "" for x, y in zip(before, [*before[1:], ctx.toks[a]]))
-            if clause and any(t.text in _NEGATORS for t in before):
-                out.mentions[i] = replace(m, values=(negation,))
-                negated_at.append(b)
-            elif a >= 2 and ctx.toks[a - 1].text in _COORDINATORS and a - 2 in negated_at \
-                    and ctx.text[ctx.toks[a - 2].end:ctx.toks[a - 1].start].strip(" ") == "":
-                out.mentions[i] = replace(m, values=tuple(sorted({*m.values, negation})), scoped=True)
-
-    def _part_modifiers(self, out: Grounding, ctx: Context) -> None:
-        """"A shirt with a navy chest pocket": a value said right before another requirement's
-        words inside a "with" phrase may describe that part only, not the whole thing (the
-        modifier attaches to either): its reading is structural."""
-        starts = {t.start: k for k, t in enumerate(ctx.toks)}
-        values = sorted((m for m in out.mentions if m.kind == "value" and len(m.slots) == 1), key=lambda m: m.start)
-        for m, n in zip(values, values[1:]):
-            x, y = self.domains[m.slots[0]], self.domains[n.slots[0]]
-            k = starts.get(m.start)
-            if k is None or x.slot == y.slot or x.identifier or y.identifier or x.parts or y.parts:
-                continue
-            if ctx.text[m.end:n.start].strip() or m.values != (x.truth_key,):
-                continue  # not adjacent, or not the true value
-            if ctx.toks[k].text in _NEGATORS:
-                continue  # "with no insurance and ...": a negator's reach, not a part
-            a, _ = ctx.clause((k, k + 1))
-            if any(t.text == "with" for t in ctx.toks[a:k]):
-                i = out.mentions.index(m)
-                out.mentions[i] = replace(m, scoped=True)
-
-    def _old_and_new(self, out: Grounding, ctx: Context) -> None:
-        """"The new switch type and the old switch type should be clicky", "the cabin and the other
-        cabin ...": a value said for a coordination of the requirement's thing and another one
-        like it may attach to either: its reading is structural."""
-        starts = {t.start: k for k, t in enumerate(ctx.toks)}
-        for i, m in enumerate(out.mentions):
-            if m.kind != "value" or len(m.slots) != 1:
-                continue
-            k = starts.get(m.start)
-            if k is None:
-                continue
-            a, b = ctx.clause((k, k + 1))
-            said = [t.text for t in ctx.toks[a:b]]
-            named = [p for p in ctx.cue_pos.get(m.slots[0], ()) if a <= p < b and not (m.start <= ctx.toks[p].start < m.end)]
-            heads = {p for p in named if p - 1 not in named}  # where each naming phrase starts
-            other = any(ctx.toks[p - 1].text in _OTHER or ctx.toks[max(a, p - 2)].text in _OTHER for p in heads if p > a)
-            if len(heads) >= 2 and other and {"and", "or"} & set(said):
-                out.mentions[i] = replace(m, scoped=True)
-
-    def _unknown_values(self, out: Grounding, ctx: Context) -> None:
-        """A number said as a requirement's value that is none of its legal values ("in size 13"
-        where sizes stop at 12, "a 40 inch board"): an ``unknown`` mention, so the requirement is
-        not taken for unsaid."""
-        covered = {k for m in out.mentions for k, t in enumerate(ctx.toks) if m.start <= t.start and t.end <= m.end}
-        for slot, d in self.domains.slots.items():
-            if d.identifier or d.parts:
-                continue
-            units = {w[-1] for v in d.values for f in v.forms if len(w := words(f)) > 1 and w[0].isdigit()}
-            names = [p for p in self._names[slot]]
-            for k, t in enumerate(ctx.toks):
-                if not t.text.isdigit() or k in covered:
-                    continue
-                after = ctx.toks[k + 1].text if k + 1 < len(ctx.toks) else ""
-                named = any(tuple(x.text for x in ctx.toks[max(0, k - len(p)):k]) == p for p in names)
-                if named or (after and any(close(after, u) for u in units)):
-                    end = ctx.toks[k + 1].end if not named and after else t.end
-                    out.mentions.append(Mention("unknown", t.start, end, ctx.text[t.start:end], (slot,)))
-                    covered.add(k)
-
-    def _elided_requests(self, out: Grounding, ctx: Context) -> list[tuple[int, int]]:
-        """Requests said without a request phrase: "keyboard to full size" (a wanted value right
-        after "to"), "on order #W1 switch the camera ..." (a request verb right after an id)."""
-        starts = {t.start: k for k, t in enumerate(ctx.toks)}
-        ends = {t.end: k for k, t in enumerate(ctx.toks)}
-        found = []
-        for m in out.mentions:
-            k = starts.get(m.start)
-            if m.kind == "value" and k and ctx.toks[k - 1].text in ("to", "into") and m.slots \
-                    and any(self.domains[s].has_current for s in m.slots):
-                found.append((ctx.toks[k - 1].start, m.end))
-            e = ends.get(m.end)
-            if m.kind == "value" and e is not None and e + 1 < len(ctx.toks) and m.slots \
-                    and all(self.domains[s].identifier for s in m.slots) and ctx.toks[e + 1].text in cues.REQUEST_VERBS:
-                found.append((ctx.toks[e + 1].start, ctx.toks[e + 1].end))
-        return found + self._fragments(out, ctx)
-
-    def _fragments(self, out: Grounding, ctx: Context) -> list[tuple[int, int]]:
-        """Clauses that list what the customer wants without a verb ("Basic economy, 1 checked
-        bag, no insurance.", "squat proof leggings, XL, under $60 - fleece lined, since ..."):
-        the verbless clauses a sentence opens with, when they give values of two requirements
-        (not ids or names, which introductions give), are a request said in shorthand. A clause
-        with a finite verb or opening with a subject ("my sister swears by ...") is a statement."""
-        found = []
-        for clauses in ctx.clauses():
-            run: list[tuple[int, int]] = []
-            for a, b in clauses:
-                if ctx.toks[a].text in _FINITE:  # the list was the subject: "swivel stools in navy, ... would fit"
-                    run = []
-                if ctx.toks[a].text in _SUBJECTS or any(t.text in _FINITE for t in ctx.toks[a:b]):
-                    break
-                run.append((ctx.toks[a].start, ctx.toks[b - 1].end))
-            if not run:
-                continue
-            start, end = run[0][0], run[-1][1]
-            slots = {s for m in out.mentions if m.kind == "value" and start <= m.start < end for s in m.slots
-                     if not self.domains[s].identifier and not self.domains[s].parts}
-            if len(slots) >= 2:
-                found.append(run[0])  # the request's first words (what follows may add to it)
-        return found
-
-    def _settle_identifiers(self, out: Grounding) -> None:
-        """An id no candidate's truth is ("cancel XEHM4B, and cancel 3EMQJ6 too") goes to the
-        candidates whose own id the text does not already give elsewhere."""
-        given = {s for m in out.mentions if m.kind == "value" for s in m.slots if m.values == (self.domains[s].truth_key,)}
-        for i, m in enumerate(out.mentions):
-            if m.kind != "value" or len(m.slots) < 2 or not all(self.domains[s].identifier for s in m.slots):
-                continue
-            if any(self.domains[s].truth_key in m.values for s in m.slots):
-                continue
-            left = tuple(s for s in m.slots if s not in given)
-            if left and len(left) < len(m.slots):
-                keys = tuple(k for k in m.values if any(self.domains[s].value(k) for s in left))
-                out.mentions[i] = replace(m, slots=left, values=keys or m.values)
 
     @staticmethod
     def _token_span(toks: list[Token], a: int, b: int) -> tuple[int, int] | None:

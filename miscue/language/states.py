@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from miscue.language.domain import Domains, SlotDomain
-from miscue.language.grounder import Grounding, Mention
+from miscue.language.mentions import Grounding, Mention
 
 STATES = ("true", "other", "ambiguous", "marked", "doubted", "partial", "unknown", "open")
 
@@ -74,6 +74,15 @@ def _list_state(g: Grounding, d: SlotDomain) -> SlotReading:
         return SlotReading(d.slot, "marked", (), tuple(marks))
     if not found:
         return SlotReading(d.slot, "open")
+    truth = d.true_value.members
+    for m in found:  # "my travel certificate" (of two), the rest named: the truth, or it with the other one
+        keys = set(m.values)
+        mine, other = keys & truth, keys - truth
+        if m.weak and len(keys) > 1 and len(mine) == 1 and other and truth - mine <= strong and not mine & strong:
+            swapped = [v.key for v in d.values[1:] for o in other
+                       if v.members in ((truth - mine) | {o}, frozenset({o}))]
+            if swapped:
+                return SlotReading(d.slot, "ambiguous", (d.truth_key, *swapped), (m,))
     full = [v for v in d.values if v.members and v.members <= strong | weak]
     if not full:
         return SlotReading(d.slot, "partial", (), tuple(found))
@@ -96,7 +105,9 @@ def state_of(g: Grounding, d: SlotDomain) -> SlotReading:
     if d.parts:
         return _list_state(g, d)
     values = [m for m in g.of(slot, "value") if not m.in_premise and _own(m, d)]
-    doubted = [m for m in g.touching(slot, "value") if m.in_premise and truth_key in _own(m, d)]
+    # a premise that names the true value ("since the clicky ones are sold out"), or only another one
+    # as all there is ("I know the blue ones only come with IPX4")
+    doubted = [m for m in g.touching(slot, "value", "current") if m.in_premise and _own(m, d)]
     tied = [m for m in g.touching(slot, "value") if len(m.slots) > 1 and not m.in_premise and _own(m, d)]
     marks = g.of(slot, "referring", "vague") or g.touching(slot, "referring", "vague")
     keys = {v for m in values for v in _own(m, d)}

@@ -30,10 +30,11 @@ from loguru import logger
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 from miscue.errors import BadInput
-from miscue.llm.config import ROLES, SECRET_PARAMS, LLMConfig, Message, Role, RoleConfig, split_model
+from miscue.llm.config import ROLES, SECRET_PARAMS, LLMConfig, Message, Role, RoleConfig
 from miscue.llm.env import load_litellm
 from miscue.llm.errors import BudgetExceeded, StoreMiss, TerminalProviderError, TransientProviderError
 from miscue.llm.limits import LoopState, RateLimiter, RoleUsage
+from miscue.llm.prices import litellm_price
 from miscue.llm.records import Exchange, Usage, count_tokens
 from miscue.llm.store import ExchangeStore, StoredExchange, request_key
 
@@ -142,17 +143,11 @@ class Gateway:
 
     def price(self, model: str) -> tuple[float, float]:
         """(USD per prompt token, USD per completion token) of ``model``: the configured price,
-        else litellm's cost map, else (0, 0)."""
+        else litellm's cost map, else (0, 0) (``miscue check-config`` and the commands that run
+        models refuse a configuration with an unknown price before any call)."""
         if model in self.config.prices:
             return self.config.prices[model]
-        try:
-            entry = load_litellm().model_cost.get(model) or load_litellm().model_cost.get(split_model(model)[1])
-        except Exception:  # noqa: BLE001 - no price is a zero price
-            entry = None
-        if not entry:
-            return (0.0, 0.0)
-        return (float(entry.get("input_cost_per_token") or 0.0),
-                float(entry.get("output_cost_per_token") or 0.0))
+        return litellm_price(model) or (0.0, 0.0)
 
     def expected_cost(self, role: str, messages: list[Message]) -> float:
         """The cost a new call is expected to have: its prompt's offline token count, plus the

@@ -8,18 +8,26 @@ already cannot see staging (``artifacts/.staging/`` is outside the corpora root 
 matches one directory level of exact version names) but would read a stray ``vNNNN`` directory
 that has no manifest. Every view has a ``version`` column (from the file's directory) and a
 ``benchmark`` column; ``union_by_name`` tolerates columns added in later versions.
+
+Read-only (:mod:`miscue.reports.readonly`): once the views exist the connection can read files
+under the corpora root only and its configuration is locked; :func:`query` and the shell run
+read statements only (a refused statement raises :class:`ReadOnlyViolation`, exit 2).
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterable, TextIO
+from typing import Any, Callable, Iterable, NamedTuple, TextIO
 
 import duckdb
 
 from miscue import corpus
 from miscue.errors import BadInput
+from miscue.reports.readonly import READ_FORMS, ReadOnlyViolation, denied, lock_down, read_statements
+
+__all__ = ["GROUPABLE", "VIEWS", "ReadOnlyViolation", "ShellOutcome", "canned_sql", "check_sql", "connect", "format_rows",
+           "glob", "query", "run", "shell"]
 
 VIEWS = tuple(corpus.TABLES)
 
@@ -40,7 +48,9 @@ def glob(artifacts: Path, name: str) -> str:
 def connect(artifacts: Path, versions: Iterable[str] | None = None,
             con: duckdb.DuckDBPyConnection | None = None) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection with one view per corpus table over every published version (or
-    only ``versions``). Raises :class:`corpus.UnknownVersion` when nothing is published."""
+    only ``versions``), locked down to reading the corpora (:func:`lock_down`: no other file,
+    no network, no extension, no configuration change). Raises :class:`corpus.UnknownVersion`
+    when nothing is published."""
     con = con or duckdb.connect()
     published = corpus.versions(artifacts)
     if not published:
@@ -59,7 +69,27 @@ def connect(artifacts: Path, versions: Iterable[str] | None = None,
             "regexp_extract(filename, '/(v[0-9]{4})/[^/]+$', 1) as version, "
             f"* exclude (filename) from read_parquet({files}, filename = true, union_by_name = true)"
         )
-    return con
+    return lock_down(con, [corpus.corpora_root(artifacts)])
+
+
+def check_sql(sql: str, con: duckdb.DuckDBPyConnection | None = None) -> None:
+    """Refuse ``sql`` unless every statement in it only reads (:class:`ReadOnlyViolation`, exit 2);
+    with ``con`` (a :func:`connect`-ed connection) also unless DuckDB would let it read every file
+    it names (each read is bound with ``EXPLAIN``, which runs nothing). SQL DuckDB cannot parse or
+    bind is left for the query to report. For failing fast, before a flow starts."""
+    try:
+        statements = read_statements(sql)
+    except duckdb.ParserException:
+        return
+    for stmt in statements if con is not None else []:
+        if stmt.type != duckdb.StatementType.SELECT:
+            continue  # an EXPLAIN of a read: its read is bound when it runs
+        try:
+            con.execute(f"explain {stmt.query}")
+        except duckdb.PermissionException as exc:
+            raise denied(exc) from None
+        except duckdb.Error:
+            pass
 
 
 def _by(report: str, by: list[str]) -> list[str]:
@@ -89,7 +119,8 @@ def canned_sql(report: str, by: list[str] | None = None) -> str:
     if report == "funnel":
         by = _by(report, by or ["benchmark"])
         cols = ", ".join(by)
-        order = "case stage when 'plan' then 0 when 'write' then 1 when 'text' then 2 when 'extract' then 3 when 'agree' then 4 when 'admit' then 5 else 6 end"
+        order = ("case stage when 'plan' then 0 when 'write' then 1 when 'text' then 2 when 'extract' then 3 "
+                 "when 'agree' then 4 when 'admit' then 5 else 6 end")
         return (
             "with a as (select version, benchmark, fault_types[1] as fault_type, "
             f"case when admitted then 6 else {order} end as reached from attempts) "
@@ -120,7 +151,17 @@ def run(artifacts: Path, report: str | None = "rejections", by: list[str] | None
 
 
 def query(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
-    cur = con.execute(sql)
+    """Run ``sql`` when every statement in it only reads (else :class:`ReadOnlyViolation` and
+    nothing runs); returns the last statement's (columns, rows)."""
+    statements = read_statements(sql)
+    if not statements:
+        return [], []
+    try:
+        for stmt in statements[:-1]:
+            con.execute(stmt)
+        cur = con.execute(statements[-1])
+    except duckdb.PermissionException as exc:
+        raise denied(exc) from None
     if cur.description is None:
         return [], []
     return [d[0] for d in cur.description], cur.fetchall()
@@ -143,20 +184,46 @@ def format_rows(columns: list[str], rows: list[tuple[Any, ...]], limit: int = 20
     return "\n".join(out)
 
 
-SHELL_HELP = """miscue audit shell: DuckDB SQL over every published version.
+SHELL_HELP = """miscue audit shell: DuckDB SQL over every published version (read-only: {forms}).
 Views: {views}. End a statement with ';'. Commands: .tables  .schema <view>  .help  .quit"""
 
 
+class ShellOutcome(NamedTuple):
+    """What a shell session met: statements that failed (SQL errors) and statements refused by
+    the read-only rule. Exit code: 2 if anything was refused, else 1 if anything failed, else 0."""
+
+    failures: int = 0
+    refused: int = 0
+
+    @property
+    def exit_code(self) -> int:
+        return 2 if self.refused else 1 if self.failures else 0
+
+
 def shell(con: duckdb.DuckDBPyConnection, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout,
-          prompt: Callable[[str], None] | None = None) -> int:
+          prompt: Callable[[str], None] | None = None) -> ShellOutcome:
     """A small SQL REPL: reads statements (ending with ';') from ``stdin``, prints results.
-    Returns the number of failed statements. Works interactively and with piped input."""
+    A failed or refused statement is reported on its own line and the shell goes on. Works
+    interactively and with piped input."""
     views = [r[0] for r in con.execute("select view_name from duckdb_views() where not internal order by 1").fetchall()]
     interactive = hasattr(stdin, "isatty") and stdin.isatty()
     write = stdout.write
+    helptext = SHELL_HELP.format(views=", ".join(views), forms=READ_FORMS)
     if interactive:
-        write(SHELL_HELP.format(views=", ".join(views)) + "\n")
-    failures = 0
+        write(helptext + "\n")
+    failures = refused = 0
+
+    def execute(sql: str) -> None:
+        nonlocal failures, refused
+        try:
+            write(format_rows(*query(con, sql)) + "\n")
+        except ReadOnlyViolation as exc:
+            refused += 1
+            write(f"{exc}\n")
+        except duckdb.Error as exc:
+            failures += 1
+            write(f"error: {exc}\n")
+
     buffer: list[str] = []
     while True:
         if interactive:
@@ -171,15 +238,11 @@ def shell(con: duckdb.DuckDBPyConnection, stdin: TextIO = sys.stdin, stdout: Tex
             if cmd in (".quit", ".exit"):
                 break
             if cmd == ".help":
-                write(SHELL_HELP.format(views=", ".join(views)) + "\n")
+                write(helptext + "\n")
             elif cmd == ".tables":
                 write("\n".join(views) + "\n")
             elif cmd == ".schema" and arg:
-                try:
-                    write(format_rows(*query(con, f"describe {arg.strip()}")) + "\n")
-                except duckdb.Error as exc:
-                    failures += 1
-                    write(f"error: {exc}\n")
+                execute(f"describe {arg.strip()}")
             else:
                 write(f"unknown command {cmd}; try .help\n")
             continue
@@ -190,15 +253,7 @@ def shell(con: duckdb.DuckDBPyConnection, stdin: TextIO = sys.stdin, stdout: Tex
             continue
         sql = "".join(buffer)
         buffer = []
-        try:
-            write(format_rows(*query(con, sql)) + "\n")
-        except duckdb.Error as exc:
-            failures += 1
-            write(f"error: {exc}\n")
+        execute(sql)
     if buffer and "".join(buffer).strip():
-        try:
-            write(format_rows(*query(con, "".join(buffer))) + "\n")
-        except duckdb.Error as exc:
-            failures += 1
-            write(f"error: {exc}\n")
-    return failures
+        execute("".join(buffer))
+    return ShellOutcome(failures, refused)

@@ -21,12 +21,24 @@ TABLE4 = ["Benchmark", "Tasks", "Graphs", "Cells", "Rejection rate", "Samples"]
 
 
 def test_single_fault_summary_still_works():
-    cells = [{"fault_types": ["factual_error"], "status": "admitted", "graph_id": "g1", "detail": ""},
-             {"fault_types": ["factual_error"], "status": "rejected", "graph_id": "g2", "detail": ""},
-             {"fault_types": ["lexical_ambiguity"], "status": "unsupported", "graph_id": "g1", "detail": "no lexicon"}]
-    attempts = [{"fault_types": ["factual_error"], "admitted": True, "code": "admitted", "blind_b": "{}", "readings_executed": 1},
-                {"fault_types": ["factual_error"], "admitted": False, "code": "text:too_long", "blind_b": None}]
-    calls = [{"cached": False, "prompt_tokens": 3, "completion_tokens": 2, "cost": 0.5}, {"cached": True}]
+    from miscue.schema import Attempt, Cell, LLMCall
+
+    def cell(graph, fault, status, detail=""):
+        return Cell(benchmark="b", task_id="t", graph_id=graph, cell_id=f"{graph}{fault}", k=1, fault_types=[fault],
+                    status=status, code=status, detail=detail)
+
+    def attempt(admitted, code, blind_b):
+        return Attempt(benchmark="b", task_id="t", graph_id="g1", cell_id="c", k=1, fault_types=["factual_error"],
+                       attempt=0, admitted=admitted, code=code, blind_b=blind_b, readings_executed=1 if admitted else 0)
+
+    def call(cached, prompt=0, completion=0, cost=0.0):
+        return LLMCall(benchmark="b", call_id="x", role="writer", model="m", cached=cached, prompt_tokens=prompt,
+                       completion_tokens=completion, cost=cost, latency_s=0.0, attempts=1, card_version="v")
+
+    cells = [cell("g1", "factual_error", "admitted"), cell("g2", "factual_error", "rejected"),
+             cell("g1", "lexical_ambiguity", "unsupported", "no lexicon")]
+    attempts = [attempt(True, "admitted", "{}"), attempt(False, "text:too_long", None)]
+    calls = [call(False, 3, 2, 0.5), call(True)]
     s = reports.single_fault_summary(cells, attempts, calls)
     assert (s["graphs"], s["cells"], s["admitted"], s["cell_rejection_rate"]) == (2, 2, 1, 0.5)
     assert s["unsupported"] == [{"fault_type": "lexical_ambiguity", "reason": "no lexicon"}]

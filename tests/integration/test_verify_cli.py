@@ -56,3 +56,52 @@ def test_bad_input_is_named(tmp_path):
     assert res.exit_code == 2 and "no task '9999'" in res.output
     res = runner.invoke(app, ["verify", CORRECT, "-b", "tau2-retail", "--task", "0", "--slot", "nope", "--artifacts", str(tmp_path)])
     assert res.exit_code == 2 and "slot 'nope' is not a requirement" in res.output
+
+
+def _nothing_written(art) -> bool:
+    return not art.exists() or not any(art.rglob("*"))
+
+
+@pytest.mark.parametrize("args,named", [
+    (["", "-b", "tau2-retail", "--task", "0"], "empty"),
+    (["   ", "-b", "tau2-retail", "--task", "0"], "empty"),
+    ([CORRECT, "-b", "tau2-retail", "--task", "9999"], "no task '9999'"),
+    ([CORRECT, "-b", "tau2-retail", "--task", "0", "-t", "typo_error"], "typo_error"),
+    ([CORRECT, "-b", "tau2-retail", "--task", "0", "-t", "factual_error", "--slot", "nope"], "slot 'nope'"),
+    ([CORRECT, "-b", "tau2-nowhere", "--task", "0"], "tau2-nowhere"),
+])
+def test_verify_bad_input_exits_2_naming_it_and_writes_nothing(tmp_path, args, named):
+    art = tmp_path / "art"
+    res = runner.invoke(app, ["verify", *args, "--artifacts", str(art)])
+    assert res.exit_code == 2, res.output
+    assert named in res.output
+    assert _nothing_written(art)
+
+
+# The issue's own examples (hand-written, tau2), each with the right verdict: a clean exchange that
+# paraphrases "no backlight" but leaves the thermostat's compatibility open; a wrong size said as a
+# customer would; a wrong cancellation reason found without a plan; a pointer for a passenger's new
+# last name, which cannot be enumerated, so dropping it cannot be shown to widen (rejected).
+ISSUE_EXAMPLES = [
+    ("tau2-retail", "0", "Hi, I'm Yusuf Rossi, zip 19122. I got order #W2378156 and want to exchange two items: the mechanical "
+     "keyboard for the full-size one with clicky switches and no backlight, and the smart thermostat for a different model. "
+     "Any difference can go on my Mastercard ending 2478.", ["-t", "insufficient_information", "--slot",
+                                                              "exchange.item2.compatibility"], True),
+    ("tau2-retail", "15", "Fatima Johnson, zip 78712. For my pending order #W5199551, switch the hiking boots to size 7. "
+     "Use my PayPal for any difference.", ["-t", "factual_error", "--slot", "modify_items.item1.size"], True),
+    ("tau2-retail", "38", "Hi, Daiki Sanchez here, zip 46236. Please cancel my pending order #W9348897; I ordered it by mistake.",
+     [], True),
+    ("tau2-airline", "40", "Hi, I'm Anya Garcia, user id anya_garcia_5901. On reservation 3RK2T9, please change Mei Lee's last "
+     "name to the one we talked about.", ["-t", "referential_ambiguity", "--slot", "change_passengers.passengers"], False),
+]
+
+
+@pytest.mark.parametrize("benchmark,task,text,claim,admitted", ISSUE_EXAMPLES, ids=["retail-0", "retail-15", "retail-38", "airline-40"])
+def test_the_issue_examples_get_their_verdicts(tmp_path, benchmark, task, text, claim, admitted):
+    res = runner.invoke(app, ["verify", text, "-b", benchmark, "--task", task, "--json", "--artifacts", str(tmp_path), *claim])
+    out = json.loads(res.stdout)
+    assert out["admitted"] is admitted, out["verdict"]
+    if task == "38":  # plan-free: the wrong reason the text asserts is what the extractors find
+        assert (out["fault_type"], out["slot"]) == ("factual_error", "cancel.reason")
+    if not admitted:
+        assert out["verdict"]["stage"] == "admit"  # read as a pointer; refused because the drop is not executable

@@ -99,10 +99,13 @@ class ModelServer(StubServer):
 
 
 def llm_config(base_url: str, api_key: str = "sk-local", **extra: Any) -> dict[str, Any]:
+    """A configuration of the stub models (priced at 0: litellm knows no price for them, and the
+    commands refuse a model without a known price)."""
     params = {"api_base": base_url, "api_key": api_key}
     roles = {role: {"model": f"openai/{m}", "params": params} for role, m in MODELS.items()}
+    prices = {f"openai/{m}": [0.0, 0.0] for m in MODELS.values()}
     return {**roles, "max_concurrency": 4, "timeout_s": 2.0, "max_retries": 4, "backoff_base_s": 0.05,
-            "backoff_cap_s": 0.2, "retry_after_cap_s": 1.0, **extra}
+            "backoff_cap_s": 0.2, "retry_after_cap_s": 1.0, "prices": prices, **extra}
 
 
 def write_config(path: Path, config: dict[str, Any]) -> Path:
@@ -114,7 +117,8 @@ def cli(*args: str) -> list[str]:
     return [MISCUE, *args]
 
 
-def run(args: list[str], timeout: float = 120, env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def run(args: list[str], timeout: float = 120, env: dict[str, str] | None = None,
+        cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(args, capture_output=True, text=True, timeout=timeout, env={**os.environ, **(env or {})},
                           cwd=cwd or ROOT)
 

@@ -15,12 +15,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from rapidfuzz import fuzz
+
 from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
 from miscue.language import Domains, Grounder, Grounding, fold
 from miscue.language.states import TextReading, states
 from miscue.offline.extractors.base import Extractor
 from miscue.offline.extractors.domains import domains_of
-from miscue.offline.extractors.lexicon import (ADDED, ASIDE, CONCRETE, IDENTITY, JUSTIFIED, OPERATION_CLASSES, STORE_OPERATIONS,
+from miscue.offline.extractors.lexicon import (ADDED, ASIDE, CONCRETE, IDENTITY, ITEM_BREAK, JUSTIFIED, OPERATION_CLASSES,
+                                               PAST, SIGN_OFF, STATEMENT, STORE_OPERATIONS, WISH_FRAME,
                                                masked, operation_classes)
 from miscue.offline.extractors.text import STOP, WORD, clean, overlaps
 
@@ -154,7 +157,8 @@ class LexicalExtractor(Extractor[_LexView]):
             part = v.low[s:e]
             aside = ASIDE.search(part) or (k > 0 and ASIDE.search(v.low[chunks[k - 1][0]:chunks[k - 1][1]])
                                            and not v.low[chunks[k - 1][0]:chunks[k - 1][1]].strip(" ,.-").split()[2:])
-            added = ADDED.search(part) or (k + 1 < len(chunks) and JUSTIFIED.search(v.low[chunks[k + 1][0]:chunks[k + 1][1]]))
+            added = ADDED.search(part) or (k + 1 < len(chunks) and JUSTIFIED.search(v.low[chunks[k + 1][0]:chunks[k + 1][1]])
+                                           and not STATEMENT.search(part))
             concrete = CONCRETE.search(part)
             if not (aside or concrete or added):
                 continue
@@ -163,7 +167,44 @@ class LexicalExtractor(Extractor[_LexView]):
             if len(left) >= (1 if added else 2):
                 detail = re.sub(r"^\s*(?:and|also|plus|but|so|oh and|oh,)\s+", "", v.text[s:e], flags=re.IGNORECASE)
                 return clean(detail) or None
+        return self._plain_item(v, covered)
+
+    def _plain_item(self, v: _LexView, covered: list[tuple[int, int]]) -> str | None:
+        """In a request listed in shorthand, an item that names nothing of the request ("short
+        sleeve tee in navy, under $40, cotton"; "a dress with button closure and pockets"): a few
+        content words, no verb, no word of the request kind, not a sign-off or a name."""
+        if not v.grounding.requests:
+            return None
+        asked = {w for w in WORD.findall(fold(v.inp.request)) if w not in STOP}
+        for k, (s, e) in enumerate(self._items(v.low)):
+            part = v.low[s:e]
+            if k == 0 or STATEMENT.search(part) or SIGN_OFF.search(part):
+                continue  # the opening (who is writing), a clause, a sign-off
+            sentence = WISH_FRAME.sub(" ", next((v.low[a:b] for a, b in self._sentences(v.low) if a <= s < b), ""))
+            if STATEMENT.search(sentence) or PAST.search(sentence):
+                continue  # a sentence that tells, not a list that asks ("the chair came with broken pieces")
+            content = [m for m in WORD.finditer(part) if m.group(0).strip("'-") not in STOP]
+            if not content or len(content) > 4 or all(v.text[s + m.start()].isupper() for m in content):
+                continue  # nothing, or proper names ("Ivan Rossi", "Houston to Denver")
+            if any(overlaps((s + m.start(), s + m.end()), covered) for m in content):
+                continue
+            if any(fuzz.ratio(m.group(0), w) >= 80 for m in content for w in asked):
+                continue  # the kind of product asked for ("hoodie" in "men's hoodies")
+            return clean(v.text[s:e])
         return None
+
+    @staticmethod
+    def _items(low: str) -> list[tuple[int, int]]:
+        """The items of a shorthand list: split at punctuation, "and", "with", "that", and the
+        frames that introduce a wish ("it has to have", "would be great")."""
+        out, start = [], 0
+        for m in ITEM_BREAK.finditer(low):
+            if low[start:m.start()].strip():
+                out.append((start, m.start()))
+            start = m.end()
+        if low[start:].strip():
+            out.append((start, len(low)))
+        return out
 
     @staticmethod
     def _chunks(low: str) -> list[tuple[int, int]]:

@@ -9,7 +9,9 @@ import re
 #: fit several kinds ("change", "switch", "swap", "update") name none
 OPERATION_CLASSES: dict[str, re.Pattern[str]] = {
     "cancel": re.compile(r"\b(?:cancel|cancell?ing|cancell?ation|call off)\b"),
-    "return": re.compile(r"\b(?:return|returning|send (?:it |them |this |these )?back)\b"),
+    # "the return (flight)" is a leg of a trip, not the operation
+    "return": re.compile(r"(?<!the )(?<!my )(?<!a )(?<!our )\b(?:return|returning|send (?:it |them |this |these )?back)\b"
+                         r"(?! (?:flight|leg|trip|date|journey)s?\b)"),
     "exchange": re.compile(r"\b(?:exchange|exchanging|trade in)\b"),
     "modify": re.compile(r"\b(?:modify|modifying|edit the (?:items|order))\b"),
     "book": re.compile(r"\b(?:book|booking)\b(?! (?:reference|code|number))"),
@@ -19,7 +21,7 @@ STORE_OPERATIONS = re.compile(
     r"\b(?:(?:set|create|put)(?: up)?(?: me up with)? (?:a |an )?(?:price )?(?:alert|watch|notification)|price alert|"
     r"notify me|sort (?:the )?(?:results |them |it )?by|(?:use|apply) the (?:\w+ )?filter|filter (?:the )?results|"
     r"(?:in-store|in store|curbside) pick ?up|reserve (?:it|them|one) for|subscribe(?:-and-| and )save|"
-    r"subscription|ask the seller|contact the seller|message the seller|add (?:it|them) to (?:my |a )?(?:wishlist|cart)|"
+    r"subscri\w*\W*(?:and|&|n)\W*save|subscription|ask the seller|contact the seller|message the seller|add (?:it|them) to (?:my |a )?(?:wishlist|cart)|"
     r"compare (?:the )?prices|track the price)\b")
 
 _REQUEST_KINDS = (
@@ -65,3 +67,19 @@ def masked(low: str, phrases: list[str]) -> str:
     for phrase in sorted({p.lower() for p in phrases if p}, key=len, reverse=True):
         low = low.replace(phrase, " " * len(phrase))
     return low
+
+
+#: a statement, not a wished-for detail: a finite verb or a subject ("XEHM4B is stuck in basic economy")
+STATEMENT = re.compile(r"\b(?:i|we|he|she|they|is|are|was|were|am|has|have|had|do|does|did|will|would|can|could|"
+                       r"should|must|i'm|i've|it's|isn't|aren't|wasn't|don't|doesn't|didn't|got|gets)\b")
+
+#: where one item of a shorthand list ends and the next begins
+ITEM_BREAK = re.compile(r"[.;!?()]|,\s*|\s[-–—]\s|\b(?:and|with|that|which|plus|if|because|since|so)\b|"
+                        r"\b(?:it )?(?:has|needs?|have) to (?:have|be)\b|\bmust (?:have|be)\b|\bwould be (?:great|nice|good)\b")
+#: the close of a message, not a detail ("thanks", "cheers", "asap")
+SIGN_OFF = re.compile(r"\b(?:thanks?|thank you|cheers|regards|best|asap|urgent|appreciated|cheers|ty|thx)\b")
+#: a verb in the past: a sentence that tells what happened
+PAST = re.compile(r"\b(?:\w{3,}ed|came|went|broke|got|sent|bought|paid|told|said|gave|took|made|arrived)\b")
+#: the frames of a wish, which are not statements ("I'd like ...", "it has to have ...")
+WISH_FRAME = re.compile(r"\b(?:i'?d (?:like|love|prefer)|i would (?:like|love|prefer)|i (?:want|need)|i'?m (?:looking|after)|"
+                        r"(?:it )?(?:has|needs?) to (?:have|be)|must (?:have|be)|would be (?:great|nice|good))\b")

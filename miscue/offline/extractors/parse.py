@@ -45,14 +45,20 @@ _WISH = re.compile(r"\b(?:i'?d prefer|i would prefer|i'?d like it|make sure|idea
 _REASON = re.compile(r"^(?:since|because|cause|so|if (?:they|you|it) (?:make|have|carry|sell|come|do|exist)|"
                      r"i look|my \w+ (?:is|has|are|says))\b")
 _CONCRETE = re.compile(r"\b\d+ \w+ (?:street|st|avenue|ave|lane|drive|road|rd|way|court|place|boulevard|blvd)\b|"
-                       r"\b(?:\d+|one|two|three|four|a couple of) (?:checked )?(?:bags?|suitcases?)\b|\b(?:moved|live at|new address)\b")
-_OPERATION_VERBS = {"cancel": r"cancel\w*", "return": r"return\w*|send (?:it |them )?back", "exchange": r"exchang\w*",
+                       r"\b(?:\d+|one|two|three|four|a couple of) (?:checked )?(?:bags?|suitcases?)\b|"
+                       r"\b(?:i(?:'ve| have)? moved|we(?:'ve| have)? moved|live at|new address)\b")
+_OPERATION_VERBS = {"cancel": r"cancel\w*", "return": r"(?<!the )(?<!my )return(?:s|ed|ing)?(?! flight| leg| trip)|send (?:it |them )?back",
+                    "exchange": r"exchang\w*",
                     "modify": r"modify\w*", "book": r"book(?:ing)?(?! (?:reference|code|number))"}
 _STORE = re.compile(r"\b(?:price alert|an alert|notify me|sort\w* (?:\w+ )?by|(?:price|the) filter|filter (?:the )?results|"
                     r"(?:in[- ]store|curbside) pick ?up|pick ?up in|subscri\w+|ask the seller|contact the seller|wishlist|"
                     r"compare (?:the )?prices|track the price)\b")
 _REQUEST_KIND = {r"\bcancel": "cancel", r"\breturn": "return", r"\bexchange": "exchange", r"\bchange items\b": "modify",
                  r"\bbook\b": "book", r"\bbuy\b": "buy"}
+_JOINS = re.compile(r"\b(?:and|with|that|which|plus|(?:it )?(?:has|needs?) to (?:have|be)|must (?:have|be))\b")
+_TELLS = re.compile(r"\b(?:i|we|he|she|they|is|are|was|were|has|had|do|does|did|will|would|i'm|came|went|broke|"
+                    r"\w{3,}ed)\b(?! to (?:have|be))")
+_CLOSE = re.compile(r"\b(?:thanks?|thank you|cheers|regards|asap|please|pls|thx)\b")
 _NEGATORS = {"no", "not", "without", "non", "never"}  # a form's negator must be said, never fuzzily
 _IDENTITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[a-z]+_[a-z]+_\d{3,}\b|\b\d{5}\b|\buser(?: id)?\b|\bhere\b|\bzip\b")
 
@@ -266,9 +272,15 @@ class ParseExtractor(Extractor[_ParseView]):
         """A clause that adds a detail: opened as an aside, naming an address or a count, or
         given a reason ("fleece lined, since I run outside"), with words the request does not
         explain."""
-        known = [(m.start, m.end) for m in v.grounding.mentions if m.kind != "extra"]
+        known = [(m.start, m.end) for m in v.grounding.mentions if m.kind != "extra"] + list(v.grounding.requests)
+        for d in v.domains.slots.values():  # the words naming a requirement explain themselves
+            for phrase in (*d.names, *d.anchors):
+                if len(phrase) > 2:
+                    known += [m.span() for m in re.finditer(rf"(?<!\w){re.escape(fold(phrase))}s?(?!\w)", v.low)]
         for k, (a, b) in enumerate(v.clauses):
             low = self._clause_low(v, (a, b))
+            if _IDENTITY.search(low) and not _CONCRETE.search(low):
+                continue  # who the customer is, not a detail of the request
             reason = k + 1 < len(v.clauses) and _REASON.match(self._clause_low(v, v.clauses[k + 1])) is not None
             reason = reason or _WISH.search(low) is not None
             after_aside = k > 0 and _BARE_ASIDE.fullmatch(self._clause_low(v, v.clauses[k - 1])) is not None
@@ -280,4 +292,34 @@ class ParseExtractor(Extractor[_ParseView]):
                        and not any(s <= a + m.start() < e for s, e in known) and not _IDENTITY.search(m.group(0))]
             if len(content) >= (1 if reason else 2):
                 return clean(re.sub(r"^\s*(?:and|also|plus|oh)\s+", "", v.text[a:b], flags=re.I))
+        return self._listed(v, known)
+
+    def _listed(self, v: _ParseView, known: list[tuple[int, int]]) -> str | None:
+        """A product query listed in shorthand with one item the request does not hold
+        ("short sleeve tee in navy, under $40, cotton"; "... with button closure and pockets")."""
+        if not v.grounding.requests or _TELLS.search(_FRAME.sub(" ", v.low)):
+            return None
+        asked = {w for w in WORD.findall(fold(v.inp.request)) if w not in STOP}
+        for a, b in [p for c in v.clauses for p in _pieces(v.low, c)][1:]:
+            words_ = [w for w in WORD.findall(v.low[a:b]) if w not in STOP]
+            if not words_ or len(words_) > 4 or _CLOSE.search(v.low[a:b]) or _IDENTITY.search(v.low[a:b]):
+                continue  # nothing, a clause, the opening item (the product itself), a sign-off
+            if any(s <= i < e for s, e in known for i in range(a, b) if v.low[i].isalnum()):
+                continue  # it names something of the request
+            if len(words_) == 1 and v.text[a:b].strip()[:1].isupper() or any(fuzz.ratio(w, x) >= 80 for w in words_ for x in asked):
+                continue  # a name, or the kind of product asked for
+            return clean(v.text[a:b])
         return None
+
+
+def _pieces(low: str, clause: tuple[int, int]) -> list[tuple[int, int]]:
+    """A clause split at the words that join items of a list ("and", "with", "that", "it has to have")."""
+    a, b = clause
+    out, start = [], a
+    for m in _JOINS.finditer(low, a, b):
+        if low[start:m.start()].strip():
+            out.append((start, m.start()))
+        start = m.end()
+    if low[start:b].strip():
+        out.append((start, b))
+    return out

@@ -1,0 +1,226 @@
+"""Structure: what the words around the values change, once the values are found and attributed
+(host-agnostic). Each pass reads one construction customers use:
+
+- "downgrade the business bookings to economy": the earlier value is the one the customer has;
+- "cancel XEHM4B, and cancel 3EMQJ6 too": an id no candidate owns goes to the one still unnamed;
+- "not taking travel insurance", "no insurance and checked bags": a negator's reach;
+- "a shirt with a navy chest pocket", "the new and the old switch type should be clicky": a
+  modifier that may attach to a part or to another thing like it;
+- "in size 13" (sizes stop at 12): a value the requirement cannot take;
+- "update the checked bags": words every count shares name the requirement, not a value;
+- requests said without a request phrase: "keyboard to full size", shorthand lists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from miscue.language import cues
+from miscue.language.context import Context
+from miscue.language.domain import Domains
+from miscue.language.mentions import Grounding, Mention
+from miscue.language.text import close, words
+
+
+class Structure:
+    """The structural passes for one intent's domains (compiled once)."""
+
+    def __init__(self, domains: Domains) -> None:
+        self.domains = domains
+        # a value said with a negator ("no travel insurance") -> the words it negates, per slot
+        self._negated: dict[tuple[str, tuple[str, ...]], str] = {}
+        for d in domains.slots.values():
+            for v in d.values:
+                for w in {words(f) for f in v.forms}:
+                    if len(w) > 1 and w[0] in cues.NEGATORS:
+                        self._negated.setdefault((d.slot, w[1:]), v.key)
+        self._names: dict[str, list[tuple[str, ...]]] = {
+            s: [w for w in {words(x) for x in d.names} if w] for s, d in domains.slots.items()}
+
+    def apply(self, out: Grounding, ctx: Context) -> None:
+        """Every pass, in order; requests said without a request phrase join ``out.requests``."""
+        self._transitions(out, ctx)
+        self._settle_identifiers(out)
+        self._negation_scope(out, ctx)
+        self._part_modifiers(out, ctx)
+        self._old_and_new(out, ctx)
+        self._unknown_values(out, ctx)
+        self._names_not_values(out, ctx)
+        out.requests = sorted({*out.requests, *self._elided_requests(out, ctx)})
+
+    def _transitions(self, out: Grounding, ctx: Context) -> None:
+        """"Downgrade the business bookings to economy": of two values of one requirement in a
+        sentence, the one after "to"/"into"/"for" is wanted, the earlier one is what the
+        customer has now."""
+        starts = {t.start: k for k, t in enumerate(ctx.toks)}
+        values = [m for m in out.mentions if m.kind == "value" and m.slots
+                  and all(self.domains[s].has_current for s in m.slots)]
+        for later in values:
+            k = starts.get(later.start)
+            if k is None or k == 0 or ctx.toks[k - 1].text not in ("to", "into", "for"):
+                continue
+            for i, earlier in enumerate(out.mentions):
+                if (earlier in values and not earlier.in_premise and set(earlier.slots) <= set(later.slots)
+                        and not set(earlier.values) & set(later.values)
+                        and earlier.end <= later.start and ctx.sentence[starts.get(earlier.start, k)] == ctx.sentence[k]):
+                    out.mentions[i] = replace(earlier, kind="current")
+
+    def _negation_scope(self, out: Grounding, ctx: Context) -> None:
+        """A negator's reach. "I'm not taking travel insurance": a value whose negated form the
+        slot has, with a negator shortly before it in its clause, is that negated value. "No
+        travel insurance and checked bags": a value coordinated right after a negated one may
+        be negated too (the negator attaches to one or to both), so it is ambiguous between its
+        own reading and its negation."""
+        starts = {t.start: k for k, t in enumerate(ctx.toks)}
+        ends = {t.end: k for k, t in enumerate(ctx.toks)}
+        negated_at: list[int] = []  # token index where a negated value ends
+        owned = {k: m for m in out.mentions if m.kind == "value" for k in range(starts.get(m.start, 0), ends.get(m.end, -1) + 1)}
+        for i, m in enumerate(out.mentions):
+            if m.kind != "value" or len(m.slots) != 1:
+                continue
+            a, b = starts.get(m.start), ends.get(m.end)
+            if a is None or b is None:
+                continue
+            said = tuple(t.text for t in ctx.toks[a:b + 1])
+            if said[0] in cues.NEGATORS:
+                negated_at.append(b)
+                continue
+            negation = self._negated.get((m.slots[0], said))
+            if negation is None:
+                continue
+            lead = range(max(0, a - 3), a)
+            before = [ctx.toks[k] for k in lead]
+            clause = all(ctx.text[x.end:y.start].strip(" ") == "" for x, y in zip(before, [*before[1:], ctx.toks[a]]))
+            # a negator right before it, with no other value between ("no insurance and bags" is the next rule)
+            last = max((k for k in lead if ctx.toks[k].text in cues.NEGATORS), default=None)
+            if clause and last is not None and not any(owned.get(k) for k in range(last + 1, a)):
+                out.mentions[i] = replace(m, values=(negation,))
+                negated_at.append(b)
+            elif a >= 2 and ctx.toks[a - 1].text in cues.COORDINATORS and a - 2 in negated_at \
+                    and ctx.text[ctx.toks[a - 2].end:ctx.toks[a - 1].start].strip(" ") == "":
+                out.mentions[i] = replace(m, values=tuple(sorted({*m.values, negation})), scoped=True)
+
+    def _part_modifiers(self, out: Grounding, ctx: Context) -> None:
+        """"A shirt with a navy chest pocket": a value said right before another requirement's
+        words inside a "with" phrase may describe that part only, not the whole thing (the
+        modifier attaches to either): its reading is structural."""
+        starts = {t.start: k for k, t in enumerate(ctx.toks)}
+        values = sorted((m for m in out.mentions if m.kind == "value" and len(m.slots) == 1), key=lambda m: m.start)
+        for m, n in zip(values, values[1:]):
+            x, y = self.domains[m.slots[0]], self.domains[n.slots[0]]
+            k = starts.get(m.start)
+            if k is None or x.slot == y.slot or x.identifier or y.identifier or x.parts or y.parts:
+                continue
+            if ctx.text[m.end:n.start].strip() or m.values != (x.truth_key,):
+                continue  # not adjacent, or not the true value
+            if ctx.toks[k].text in cues.NEGATORS:
+                continue  # "with no insurance and ...": a negator's reach, not a part
+            a, _ = ctx.clause((k, k + 1))
+            if any(t.text == "with" for t in ctx.toks[a:k]):
+                i = out.mentions.index(m)
+                out.mentions[i] = replace(m, scoped=True)
+
+    def _old_and_new(self, out: Grounding, ctx: Context) -> None:
+        """"The new switch type and the old switch type should be clicky", "the cabin and the other
+        cabin ...": a value said for a coordination of the requirement's thing and another one
+        like it may attach to either: its reading is structural."""
+        starts = {t.start: k for k, t in enumerate(ctx.toks)}
+        for i, m in enumerate(out.mentions):
+            if m.kind != "value" or len(m.slots) != 1:
+                continue
+            k = starts.get(m.start)
+            if k is None:
+                continue
+            a, b = ctx.clause((k, k + 1))
+            said = [t.text for t in ctx.toks[a:b]]
+            named = [p for p in ctx.cue_pos.get(m.slots[0], ()) if a <= p < b and not (m.start <= ctx.toks[p].start < m.end)]
+            heads = {p for p in named if p - 1 not in named}  # where each naming phrase starts
+            other = any(ctx.toks[p - 1].text in cues.OTHERS or ctx.toks[max(a, p - 2)].text in cues.OTHERS for p in heads if p > a)
+            if len(heads) >= 2 and other and {"and", "or"} & set(said):
+                out.mentions[i] = replace(m, scoped=True)
+
+    def _names_not_values(self, out: Grounding, ctx: Context) -> None:
+        """"Update the checked bags": words every count shares, after a definite article, name the
+        requirement, they do not give it a value."""
+        starts = {t.start: k for k, t in enumerate(ctx.toks)}
+        for m in list(out.mentions):
+            k = starts.get(m.start)
+            if (m.kind == "value" and k and len(m.values) > 1 and len(m.slots) == 1 and self.domains[m.slots[0]].ordered
+                    and not any(c.isdigit() for c in m.text) and ctx.toks[k - 1].text in ("the", "my", "those", "these", "your")):
+                out.mentions.remove(m)
+
+    def _unknown_values(self, out: Grounding, ctx: Context) -> None:
+        """A number said as a requirement's value that is none of its legal values ("in size 13"
+        where sizes stop at 12, "a 40 inch board"): an ``unknown`` mention, so the requirement is
+        not taken for unsaid."""
+        covered = {k for m in out.mentions for k, t in enumerate(ctx.toks) if m.start <= t.start and t.end <= m.end}
+        for slot, d in self.domains.slots.items():
+            if d.identifier or d.parts:
+                continue
+            units = {w[1] for v in d.values for f in v.forms if len(w := words(f)) > 1 and w[0].isdigit()}
+            names = [p for p in self._names[slot]]
+            for k, t in enumerate(ctx.toks):
+                if not t.text.isdigit() or k in covered or "_" in ctx.text[max(0, t.start - 1):t.end + 1]:
+                    continue
+                after = ctx.toks[k + 1].text if k + 1 < len(ctx.toks) else ""
+                named = any(tuple(x.text for x in ctx.toks[max(0, k - len(p)):k]) == p for p in names)
+                if named or (after and any(close(after, u) for u in units)):
+                    end = ctx.toks[k + 1].end if not named and after else t.end
+                    out.mentions.append(Mention("unknown", t.start, end, ctx.text[t.start:end], (slot,)))
+                    covered.add(k)
+
+    def _elided_requests(self, out: Grounding, ctx: Context) -> list[tuple[int, int]]:
+        """Requests said without a request phrase: "keyboard to full size" (a wanted value right
+        after "to"), "on order #W1 switch the camera ..." (a request verb right after an id)."""
+        starts = {t.start: k for k, t in enumerate(ctx.toks)}
+        ends = {t.end: k for k, t in enumerate(ctx.toks)}
+        found = []
+        for m in out.mentions:
+            k = starts.get(m.start)
+            if m.kind == "value" and k and ctx.toks[k - 1].text in ("to", "into") and m.slots \
+                    and any(self.domains[s].has_current for s in m.slots):
+                found.append((ctx.toks[k - 1].start, m.end))
+            e = ends.get(m.end)
+            if m.kind == "value" and e is not None and e + 1 < len(ctx.toks) and m.slots \
+                    and all(self.domains[s].identifier for s in m.slots) and ctx.toks[e + 1].text in cues.REQUEST_VERBS:
+                found.append((ctx.toks[e + 1].start, ctx.toks[e + 1].end))
+        return found + self._fragments(out, ctx)
+
+    def _fragments(self, out: Grounding, ctx: Context) -> list[tuple[int, int]]:
+        """Clauses that list what the customer wants without a verb ("Basic economy, 1 checked
+        bag, no insurance.", "squat proof leggings, XL, under $60 - fleece lined, since ..."):
+        the verbless clauses a sentence opens with, when they give values of two requirements
+        (not ids or names, which introductions give), are a request said in shorthand. A clause
+        with a finite verb or opening with a subject ("my sister swears by ...") is a statement."""
+        found = []
+        for clauses in ctx.clauses():
+            run: list[tuple[int, int]] = []
+            for a, b in clauses:
+                if ctx.toks[a].text in cues.FINITE:  # the list was the subject: "swivel stools in navy, ... would fit"
+                    run = []
+                if ctx.toks[a].text in cues.SUBJECTS or any(t.text in cues.FINITE for t in ctx.toks[a:b]):
+                    break
+                run.append((ctx.toks[a].start, ctx.toks[b - 1].end))
+            if not run:
+                continue
+            start, end = run[0][0], run[-1][1]
+            slots = {s for m in out.mentions if m.kind == "value" and start <= m.start < end for s in m.slots
+                     if not self.domains[s].identifier and not self.domains[s].parts}
+            if len(slots) >= 2:  # marked at its first word (what follows is content, not request language)
+                first = next(t for t in ctx.toks if t.start >= start)
+                found.append((start, first.end))
+        return found
+
+    def _settle_identifiers(self, out: Grounding) -> None:
+        """An id no candidate's truth is ("cancel XEHM4B, and cancel 3EMQJ6 too") goes to the
+        candidates whose own id the text does not already give elsewhere."""
+        given = {s for m in out.mentions if m.kind == "value" for s in m.slots if m.values == (self.domains[s].truth_key,)}
+        for i, m in enumerate(out.mentions):
+            if m.kind != "value" or len(m.slots) < 2 or not all(self.domains[s].identifier for s in m.slots):
+                continue
+            if any(self.domains[s].truth_key in m.values for s in m.slots):
+                continue
+            left = tuple(s for s in m.slots if s not in given)
+            if left and len(left) < len(m.slots):
+                keys = tuple(k for k in m.values if any(self.domains[s].value(k) for s in left))
+                out.mentions[i] = replace(m, slots=left, values=keys or m.values)

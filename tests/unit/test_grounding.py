@@ -1,0 +1,177 @@
+"""Value grounding (miscue.language), host-agnostic: normalisation, typo tolerance, the grounder's
+mentions and attribution, and each requirement's state, on small hand-built domains."""
+
+from __future__ import annotations
+
+import pytest
+
+from miscue.language import Detail, Domains, Grounder, LegalValue, Member, SlotDomain, close, tokens, words
+from miscue.language.states import states
+from miscue.language.text import respell
+
+
+def value(v, *forms):
+    return LegalValue(v, (str(v), *forms))
+
+
+def shop() -> Domains:
+    """An exchange of a keyboard and a lamp, paid by one of two Visa cards; a cancellation."""
+    return Domains({
+        "kb.switch": SlotDomain("kb.switch", "clicky", (value("clicky", "loud"), value("linear", "quiet"), value("tactile", "quiet")),
+                                ("switch type", "switches"), ("keyboard",), has_current=True),
+        "kb.backlight": SlotDomain("kb.backlight", "none", (value("none", "no backlight", "unlit"), value("white", "white backlight"),
+                                                            value("RGB", "rgb backlight")), ("backlight",), ("keyboard",), has_current=True),
+        "kb.size": SlotDomain("kb.size", "full size", (value("full size", "full-size"), value("80%", "tenkeyless"), value("60%")),
+                              ("size",), ("keyboard",), ordered=True, has_current=True),
+        "lamp.color": SlotDomain("lamp.color", "black", (value("black"), value("white"), value("silver")), ("color", "colour"),
+                                 ("lamp",), has_current=True),
+        "pay": SlotDomain("pay", "visa_1", (value("visa_1", "visa ending 1111", "my visa"), value("visa_2", "visa ending 2222", "my visa")),
+                          ("pay", "card"), (), identifier=True, instrument=True),
+        "order": SlotDomain("order", "#W1", (value("#W1", "W1", "order #W1"), value("#W2", "W2")), ("order",), (), identifier=True),
+    }, (Detail("operation", "request", ("exchange", "swap"), true=True), Detail("operation", "mismatch:0", ("return",)),
+        Detail("extra", "extra:0", ("gift wrap", "gift wrapped"))))
+
+
+def trip() -> Domains:
+    """A booking: insurance, bags, cabin, two flights said part by part."""
+    seg1, seg2, seg3 = '{"f":"HAT1"}', '{"f":"HAT2"}', '{"f":"HAT3"}'
+    parts = (Member(seg1, ("HAT1", "HAT1 on May 5"), ("May 5",)), Member(seg2, ("HAT2", "HAT2 on May 5"), ("May 5",)),
+             Member(seg3, ("HAT3", "HAT3 on May 6"), ("May 6",)))
+    return Domains({
+        "ins": SlotDomain("ins", "no", (value("no", "no insurance", "no travel insurance", "without insurance"),
+                                        value("yes", "insurance", "travel insurance", "with insurance")), ("insurance",)),
+        "bags": SlotDomain("bags", 0, (value(0, "no bags", "no checked bags", "0 bags"), value(1, "1 bag", "one bag", "checked bags"),
+                                       value(2, "2 bags", "checked bags")), ("bags", "bag"), ordered=True, has_current=True),
+        "cabin": SlotDomain("cabin", "economy", (value("economy", "coach"), value("business"), value("basic economy")),
+                            ("cabin", "class"), ordered=True, has_current=True),
+        "flights": SlotDomain("flights", [seg1, seg2], (LegalValue([seg1, seg2], ("HAT1 and HAT2",), members=frozenset({seg1, seg2})),
+                                                        LegalValue([seg3], ("HAT3",), members=frozenset({seg3}))),
+                              ("flights", "flight"), parts=parts),
+    })
+
+
+def ground(domains: Domains, text: str):
+    g = Grounder(domains).ground(text)
+    return g, states(g, domains)
+
+
+# --------------------------------------------------------------------------------- text
+def test_tokens_fold_what_carries_no_meaning():
+    assert words("8GB of RAM, the 28-inch one") == ("8", "gb", "of", "ram", "the", "28", "inch", "1")
+    assert words("Order #W2378156 for $40 — thanks") == ("order", "w2378156", "for", "40", "thanks")
+    assert words("I'd like TWO") == ("id", "like", "2")
+    t = tokens("Full-size")
+    assert [(x.text, x.start, x.end) for x in t] == [("full", 0, 4), ("size", 5, 9)]
+
+
+@pytest.mark.parametrize("a,b,same", [
+    ("skatebaord", "skateboard", True), ("swiches", "switches", True), ("toothbrushes", "toothbrush", True),
+    ("charge", "charger", False), ("stuck", "stock", False), ("order", "ordered", False), ("8", "9", False), ("bag", "bog", False),
+])
+def test_close_tolerates_typos_not_other_words(a, b, same):
+    assert close(a, b) is same
+
+
+def test_respell_corrects_cue_words_and_maps_spans_back():
+    folded = "cancel the other one we talked abuot, aslo w123abc"
+    spelt = respell(folded)
+    assert spelt.text == "cancel the other one we talked about, also w123abc"
+    start = spelt.text.index("talked about")
+    a, b = spelt.span(start, start + len("talked about"))
+    assert folded[a:b] == "talked abuot"
+
+
+# ------------------------------------------------------------------------------- values
+def test_every_requirement_said_in_other_words_is_true():
+    _, r = ground(shop(), "Please exchange the keyboard on order W1 for a full-size one with loud switches and no backlight, "
+                          "and the lamp in black. Visa ending 1111.")
+    assert {s: st.state for s, st in r.slots.items()} == {s: "true" for s in shop().slots}
+
+
+def test_the_longest_form_wins_and_typos_still_match():
+    _, r = ground(shop(), "swap the keyboard for a full size one with clicky swiches and a white backlight")
+    assert r["kb.backlight"].state == "other" and r["kb.backlight"].values == ('"white"',)
+    assert r["kb.switch"].state == "true"
+
+
+def test_a_form_two_values_share_is_ambiguous_and_a_missing_one_open():
+    _, r = ground(shop(), "exchange the keyboard for a quiet full size one, no backlight; black lamp; my Visa")
+    assert r["kb.switch"].state == "ambiguous" and set(r["kb.switch"].values) == {'"linear"', '"tactile"'}
+    assert r["pay"].state == "ambiguous"
+    assert r["order"].state == "open"
+
+
+def test_a_value_the_requirement_cannot_take_is_unknown():
+    d = trip()
+    _, r = ground(d, "book HAT1 and HAT2 in coach with 7 bags, no insurance")
+    assert r["bags"].state == "unknown"
+
+
+def test_a_current_value_is_not_the_wanted_one():
+    g, r = ground(shop(), "exchange the keyboard instead of the white backlight one: no backlight, clicky, full size")
+    assert [m.kind for m in g.mentions if m.text == "white backlight"] == ["current"]
+    assert r["kb.backlight"].state == "true"
+    _, r = ground(trip(), "please move me from business to economy on HAT1 and HAT2, no bags, no insurance")
+    assert r["cabin"].state == "true"
+
+
+# -------------------------------------------------------------------------- attribution
+def test_a_shared_value_goes_to_the_nearest_anchor_and_both_take_it():
+    _, r = ground(shop(), "exchange the keyboard (clicky, full size, no backlight) and make the lamp white. Order W1, my Visa "
+                          "ending 1111.")
+    assert r["lamp.color"].state == "other" and r["kb.backlight"].state == "true"
+
+
+def test_identifiers_anchor_themselves():
+    _, r = ground(shop(), "Order W2: exchange the keyboard for a clicky full size one, no backlight, black lamp, visa ending 1111")
+    assert r["order"].state == "other" and r["order"].values == ('"#W2"',)
+
+
+# ------------------------------------------------------------------------------- structure
+def test_a_negator_reaches_one_or_both_coordinated_values():
+    _, r = ground(trip(), "Book HAT1 and HAT2 in coach. I'm not taking travel insurance, and no bags.")
+    assert r["ins"].state == "true"
+    _, r = ground(trip(), "Book HAT1 and HAT2 in coach, with no insurance and checked bags.")
+    assert r["bags"].state == "ambiguous" and r["bags"].structural and '0' in r["bags"].values
+
+
+def test_a_list_is_said_part_by_part():
+    _, r = ground(trip(), "Book HAT1 and HAT2 in coach, no bags, no insurance")
+    assert r["flights"].state == "true"
+    _, r = ground(trip(), "Book HAT1 on May 5 in coach, no bags, no insurance")
+    assert r["flights"].state == "partial"
+    _, r = ground(trip(), "Book HAT3 in coach, no bags, no insurance")
+    assert r["flights"].state == "other"
+
+
+# ---------------------------------------------------------------------------- cue words
+def test_pointers_and_vague_words_mark_the_requirement_they_stand_for():
+    _, r = ground(shop(), "exchange the keyboard on order W1 for the switch type I mentioned before, full size, no backlight, "
+                          "black lamp, visa ending 1111")
+    assert r["kb.switch"].state == "marked"
+    _, r = ground(trip(), "Book HAT1 and HAT2, somewhere more comfortable than last time, no bags, no insurance")
+    assert r["cabin"].state == "marked"
+    _, r = ground(trip(), "Book HAT1 and HAT2 in coach with a few checked bags, no insurance")
+    assert r["bags"].state == "marked"
+
+
+def test_a_premise_doubts_the_true_value():
+    g, r = ground(shop(), "exchange the keyboard on order W1: since the clicky ones are sold out, I'll take linear. Full size, "
+                          "no backlight, black lamp, visa ending 1111")
+    assert r["kb.switch"].state == "doubted" and r["kb.switch"].values == ('"linear"',)
+    assert g.premises
+
+
+def test_requests_said_in_shorthand_or_as_hints():
+    g, _ = ground(trip(), "Round trip on HAT1 and HAT2. Coach, no bags, no insurance.")
+    assert g.requests  # a verbless list of wanted values is a request
+    g, _ = ground(trip(), "My trip on HAT1 and HAT2 is in coach and I have no bags, my friend says insurance is a waste.")
+    assert not g.requests  # statements only: a hint, not a request
+    g, _ = ground(shop(), "On order W1 swap the keyboard for a clicky one")
+    assert g.requests
+
+
+def test_details_operations_and_extras_are_found():
+    g, _ = ground(shop(), "Please return the keyboard from order W1. Oh, and have it gift wrapped.")
+    assert {m.ref for m in g.details("operation")} == {"mismatch:0"}
+    assert {m.ref for m in g.details("extra")} == {"extra:0"}
