@@ -122,7 +122,9 @@ def vague_phrases(role: Role, true: Any, current: Any, grounder: Grounder | None
         more, less = _COMPARATIVES[noun.lower()]
         found = (f"a {more} one", f"something {more}") if way == "up" else (f"a {less} one", f"something {less}")
     elif way and noun.lower() in _MEASURES:
-        found = _MORE if way == "up" else ("a smaller {noun}", "less {noun}")
+        plural = noun.lower().endswith("s")
+        found = (("more {noun}", "a few more {noun}") if plural else _MORE) if way == "up" else \
+            (("fewer {noun}",) if plural else ("a smaller {noun}", "less {noun}"))
     elif way:
         found = _UP if way == "up" else _DOWN
     else:
@@ -149,11 +151,11 @@ def plain_forms(d: SlotDomain, value: LegalValue) -> list[str]:
 
 
 def ambiguous_words(grounder: Grounder, d: SlotDomain, others: set[str]) -> list[tuple[str, str]]:
-    """(word, other value key): forms of the true value that exactly one other legal value of the
-    requirement shares, where that value is one of ``others`` (its reading executes to another
-    answer): the host's own data make such a word fit two values. Each is checked by grounding
-    it: the requirement must read as ambiguous between the two, by the word's senses (not by
-    structure)."""
+    """(word, other value key): forms of the true value that one or two other legal values of the
+    requirement share, each pair for an other value in ``others`` (its reading executes to
+    another answer): the host's own data make such a word fit two or three values. Each is
+    checked by grounding it: the requirement must read as ambiguous between exactly those
+    values, by the word's senses (not by structure)."""
     truth = d.true_value
     out: list[tuple[str, str]] = []
     seen: set[tuple[str, ...]] = set()
@@ -163,14 +165,14 @@ def ambiguous_words(grounder: Grounder, d: SlotDomain, others: set[str]) -> list
             continue
         seen.add(w)
         sharing = {v.key for v in d.values if any(words(g) == w for g in v.forms)}
-        if len(sharing) != 2 or truth.key not in sharing:
-            continue
-        other = next(iter(sharing - {truth.key}))
-        if other not in others:
+        if not 2 <= len(sharing) <= 3 or truth.key not in sharing:
             continue
         st = state_of(grounder.ground(f), d)
-        if st.state == "ambiguous" and set(st.values) == sharing and not st.structural:
-            out.append((f, other))
+        if st.state != "ambiguous" or set(st.values) != sharing or st.structural:
+            continue
+        for other in sorted(sharing - {truth.key}):  # a word three values share: each other one a planned sense
+            if other in others:
+                out.append((f, other))
     return out
 
 
@@ -190,7 +192,11 @@ _IN_NAMES = {"color", "colour", "size", "material", "finish", "shade", "pattern"
 PART_NOUNS = {"back", "backrest", "neck", "neckline", "pocket", "pockets", "frame", "strap", "dial", "switches", "shelves",
               "shelf", "legs", "seat", "armrest", "armrests", "footrest", "hood", "sleeve", "sleeves", "collar", "lid",
               "handle", "cover", "case", "buttons", "keys", "lights", "slats", "edges", "cushion", "base", "drawer",
-              "drawers", "doors", "zipper", "trim", "sole", "soles", "laces", "band", "bezel", "cord", "cable", "mesh"}
+              "drawers", "doors", "zipper", "trim", "sole", "soles", "laces", "band", "bezel", "cord", "cable", "mesh",
+              "hooks", "mirror", "headboard", "headrest", "leg", "shades", "microphone", "waist", "cuffs", "lining", "pad",
+              "pads", "wheels", "tray", "canopy", "bristles", "tips", "panel", "panels", "screen", "shade", "rim"}
+#: sizes said as adjectives, which can describe a part as well as the whole ("a large front pocket")
+_WORD_SIZES = {"small", "medium", "large", "x-large", "xx-large", "extra large", "extra small", "oversized"}
 _MODIFIERS = {"color", "colour", "material", "finish", "pattern", "shade", "strap material", "dial color"}
 
 
@@ -203,6 +209,10 @@ def said_form(forms: list[str], noun: str = "") -> str:
     return usable[0]
 
 
+_HEAD_NOUNS = {"power source": "power", "switch type": "switches", "lens type": "lenses", "filter type": "filter",
+               "battery type": "batteries", "scent family": "scent", "difficulty level": "difficulty"}
+
+
 def _new_item(noun: str, said: str) -> str:
     """A value said of a new item ("in size 8", "with no backlight", "that's not waterproof")."""
     low = said.lower()
@@ -210,8 +220,11 @@ def _new_item(noun: str, said: str) -> str:
         return f"in {said}"
     if low.startswith("no "):
         return f"with {said}"
-    if low.startswith(("not ", "non ", "without ")) or " " not in said:
+    if low.startswith(("not ", "non ", "without ")):
         return f"that's {said}" if not low.startswith("without ") else said
+    if " " not in said:  # "high" -> "with high brightness", "battery" -> "with battery power"
+        head = _HEAD_NOUNS.get(noun.lower(), noun.lower())
+        return f"with {said} {head}" if head and head not in low else f"that's {said}"
     return f"with {said}"
 
 
@@ -243,10 +256,12 @@ def companions(grounder: Grounder, slot: str, said: str, role: Role,
             continue
         if _NEGATOR.match(value) and ok(ATTACHMENTS["negation"].format(c=value, t=bare), other):
             out.append((value, bare))
-        elif (role.kind == "option" and role.noun.lower() in _MODIFIERS and r.kind in ("option", "feature")
+        elif (role.kind == "option" and (role.noun.lower() in _MODIFIERS or role.noun.lower() == "size" and bare.lower() in _WORD_SIZES)
+              and r.kind in ("option", "feature")
               and value.lower().split()[-1:] and value.lower().split()[-1] in PART_NOUNS and not _NEGATOR.match(said)):
-            a = "an" if said[:1].lower() in "aeio" else "a"
-            if ok(ATTACHMENTS["part"].format(a=a, t=said, c=value), other):
+            plural = value.lower().endswith("s") and not value.lower().endswith("ss")
+            a = "" if plural else "an" if said[:1].lower() in "aeio" else "a"
+            if ok(" ".join(ATTACHMENTS["part"].format(a=a, t=said, c=value).split()), other):
                 out.append((value, said))
     if role.kind == "option" and role.of:
         old, new = f"the old {role.of}", _new_item(role.noun, said)

@@ -172,8 +172,8 @@ class Planner:
         return companions(self.adapter.grounder(intent), slot, said, target.role, siblings)
 
     def lexical(self, intent: Intent, truth: GroundTruth, slot: str) -> list[tuple[str, Any]]:
-        """(word, other value): words the host's data make fit the true value and exactly one
-        other whose reading executes to another answer, both within what the extractors are
+        """(word, other value): words the host's data make fit the true value and one or two
+        others, each other one executing to another answer, all within what the extractors are
         shown of the requirement (its forms and its first other values)."""
         d = self.adapter.grounder(intent).domains[slot]
         if d.parts:

@@ -16,7 +16,7 @@ from miscue.offline.writer.orders import ORDER_PLANS
 from miscue.offline.writer.says import Told
 from miscue.offline.writer.shop import SHOP_PLANS, plain_ask, plain_tell
 from miscue.offline.writer.trips import TRIP_PLANS
-from miscue.offline.writer.voice import Voice, identify, sentence, words_of
+from miscue.offline.writer.voice import Voice, cap, identify, sentence, words_of
 
 PLANS = {**ORDER_PLANS, **TRIP_PLANS, **SHOP_PLANS}
 GREETINGS = ("Hi,", "Hello,", "Hi there,", "Hey,", "", "", "")
@@ -52,6 +52,11 @@ class Message:
                 out += tell(act, self.told, self.v)
             else:
                 out += ask(act, self.told, self.v, i == 0, self.verbs.get(act.label))
+        for r in self.told.unsaid():  # a requirement no plan has words for: its phrase and its value
+            said = self.told.said(r)
+            if said:
+                out.append(sentence(self.v.pick((f"For {r.phrase}, {said}", f"As for {r.phrase}, {said}",
+                                                  f"{cap(r.phrase)}: {said}"))))
         return [s for s in out if s]
 
     def text(self) -> str:

@@ -62,6 +62,7 @@ class Told:
         self.reqs = list(brief.requirements)
         self.mode: dict[str, tuple[str, str | None]] = {}  # slot -> (how, words)
         self._memo: dict[str, str | None] = {}
+        self.voiced: set[str] = set()  # the slots said so far (by value, stand-in or modifier)
 
     # ------------------------------------------------------------------ treatments
     def drop(self, slot: str) -> None:
@@ -93,6 +94,7 @@ class Told:
         """The words for requirement ``r`` in this message (None: left out)."""
         if r is None or self.dropped(r.slot):
             return None
+        self.voiced.add(r.slot)
         if r.slot not in self._memo:
             self._memo[r.slot] = self._say(r)
         return self._memo[r.slot]
@@ -108,6 +110,10 @@ class Told:
             forms = [cased(f, r.spoken, r.phrase, *r.says) for f in [r.spoken, *r.says] if _usable(f)] or [r.spoken]
         say = getattr(self, f"_{kind}", None)
         return say(r, forms) if say is not None else self.v.pick(forms)
+
+    def unsaid(self) -> list[Requirement]:
+        """The requirements of no known kind that no sentence plan said (nor the fault left out)."""
+        return [r for r in self.reqs if not r.role.kind and r.slot not in self.voiced and not self.dropped(r.slot)]
 
     def unchanged(self, r: Requirement | None) -> bool:
         """The value is the one the customer has now ("the same flights")."""
@@ -167,13 +173,15 @@ class Told:
     def _passengers(self, r: Requirement, forms: list[str]) -> str:
         if self.how(r.slot) != "value":
             return self.v.pick(forms)
+        if len(r.parts) > 1 and " and " in r.spoken and r.spoken.count(" and ") > 1:  # "A, B and C", not "A and B and C"
+            return join([p.say for p in r.parts]) if all(p.say in r.spoken for p in r.parts) else r.spoken
         return r.spoken
 
     def _cabin(self, r: Requirement, forms: list[str]) -> str:
         return self.v.pick(forms)
 
     def _bags(self, r: Requirement, forms: list[str]) -> str:
-        counted = [f for f in forms if re.match(r"^(?:\d+|no|a|one)\b", f)]
+        counted = [f for f in forms if re.match(r"^(?:[1-9]\d*|no|a|one)\b", f)]
         one = bool(re.match(r"^(?:1|a|one)\b", r.spoken))
         agree = [f for f in counted if f.rstrip().endswith("s") != one or f.startswith("no ")] or counted
         return self.v.pick(agree or forms)
@@ -198,6 +206,7 @@ class Told:
         """An option of an item as a modifier (see :class:`Mod`)."""
         how, text = self.mode.get(r.slot, ("value", None))
         name = r.role.noun.lower()
+        self.voiced.add(r.slot)
         if how == "stand_in":
             return Mod(text or "", "in" if name in _IN_NAMES else "with")
         if how == "as":

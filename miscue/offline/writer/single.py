@@ -52,14 +52,19 @@ def premise(r: Requirement, v: Voice, fallback: str | None = None) -> str:
     if kind == "option":
         x = option_phrase(r.role.noun, x, v)
         low_x = x.lower()
-        if low_x.startswith(("no ", "without ", "with ")):
+        if low_x.startswith("no "):
+            x = f"the ones with {x}"
+        elif low_x.startswith(("without ", "with ")):
             x = f"the ones {x}"
         elif low_x.startswith(("not ", "non ")):
             x = f"the {x} ones"
     elif kind in ("items", "flights", "passengers") and r.parts:
         gone = [p for p in r.parts if fallback is None or p.say.lower() not in fallback.lower()] or r.parts
         x = " and ".join(f"the {p.say}" if kind == "items" else p.say for p in gone)
-    return v.pick(_PREMISES.get(kind, _GONE)).format(x=x)
+    said = v.pick(_PREMISES.get(kind, _GONE)).format(x=x)
+    if x.startswith("the ") and x.endswith(" ones") or x.startswith("the ones "):  # "the ones with no backlight are"
+        said = re.sub(r"\b(is|isn't|was)\b", lambda m: {"is": "are", "isn't": "aren't", "was": "were"}[m.group(1)], said, count=1)
+    return said
 
 
 def _told(brief: WriterBrief, v: Voice) -> Told:

@@ -50,7 +50,8 @@ def attach(m: "Message", t: Requirement, companion: str | None, modifier: str | 
     if owner is not None:
         m.told.drop(t.slot)
         part = f"{said} {companion}"
-        m.told.stand_in(owner.slot, article(part) if owner.role.kind == "feature" else f"with {article(part)}")
+        counted = article(part) if not companion.lower().endswith("s") or companion.lower().endswith("ss") else part
+        m.told.stand_in(owner.slot, counted if owner.role.kind == "feature" else f"with {counted}")
         return
     if _OLD.match(companion):
         m.told.drop(t.slot)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from miscue.briefs import Act
 from miscue.offline.writer.orders import frame
 from miscue.offline.writer.says import Told
-from miscue.offline.writer.voice import Voice, cap, low, sentence
+from miscue.offline.writer.voice import Voice, cap, join, low, sentence
 
 
 def _res(told: Told, a: str) -> str | None:
@@ -17,7 +17,9 @@ def _res(told: Told, a: str) -> str | None:
 def _pay(kind: str, pay: str | None, v: Voice, tell: bool = False) -> str:
     if not pay:
         return ""
-    if tell:
+    if tell and " and " in pay:
+        t = ("I'd be paying with {p}.", "I'd split it between {p}.")
+    elif tell:
         t = ("{P} is what I'd pay with.", "{P} would cover it.", "I'd be paying with {p}.")
     elif kind == "book":
         t = ("Pay with {p}.", "I'll pay with {p}.", "Charge it to {p}.", "Please use {p} for payment.")
@@ -27,6 +29,20 @@ def _pay(kind: str, pay: str | None, v: Voice, tell: bool = False) -> str:
         t = ("Charge any difference to {p}.", "Use {p} for any fare difference.", "Put the difference on {p}.",
              "Any difference can go on {p}.")
     return v.pick(t).replace("{P}", cap(pay)).replace("{p}", low(pay))
+
+
+_CLAUSE = ("don't", "do not", "skip", "decline", "i ", "i'd", "i'll", "please", "we ", "no need", "leave")
+
+
+def _extras(items: list[str], v: Voice) -> list[str]:
+    """Bags and insurance as a customer lists them: noun phrases together ("one checked bag and
+    travel insurance, please"), a clause on its own ("Skip the insurance.")."""
+    nouns = [x for x in items if not x.lower().startswith(_CLAUSE)]
+    clauses = [sentence(x) for x in items if x.lower().startswith(_CLAUSE)]
+    out = []
+    if nouns:
+        out.append(sentence(v.pick((join(nouns), f"I'll have {join(nouns)}", f"{', '.join(nouns)}, please"))))
+    return out + clauses
 
 
 def _trip_word(trip: str | None) -> str:
@@ -55,15 +71,11 @@ def book_ask(act: Act, told: Told, v: Voice, first: bool, verb: str | None = Non
                       else f" in {cabin}"))
     out = [frame(vp, v, first)]
     if pax:
-        out.append(v.pick((f"It's for {pax}.", f"The passenger is {pax}.", f"Passenger: {pax}.", f"Just one traveller, {pax}.")))
-    luggage = [x for x in (bags, paid) if x]
-    tail = []
-    if luggage:
-        tail.append(", ".join(luggage))
-    if insurance:
-        tail.append(insurance)
-    if tail:
-        out.append(sentence(v.pick((f"{' and '.join(tail)}", f"I'll have {' and '.join(tail)}", f"{', '.join(tail)}, please"))))
+        many = " and " in pax
+        out.append(v.pick((f"It's for {pax}.", f"The passengers are {pax}." if many else f"The passenger is {pax}.",
+                           f"Passengers: {pax}." if many else f"Passenger: {pax}.",
+                           f"We're {pax}." if many else f"Just one traveller, {pax}.")))
+    out += _extras([x for x in (bags, paid, insurance) if x], v)
     if line := _pay("book", pay, v):
         out.append(line)
     return out
@@ -84,10 +96,9 @@ def book_tell(act: Act, told: Told, v: Voice) -> list[str]:
         first += f", in {cabin}"
     out = [sentence(first)]
     if pax:
-        out.append(v.pick((f"The traveller is {pax}.", f"It's just {pax} travelling.")))
-    extras = [x for x in (bags, paid, insurance) if x]
-    if extras:
-        out.append(sentence("I'll have " + " and ".join(extras)))
+        out.append(v.pick((f"The travellers are {pax}.", f"It's {pax} travelling.") if " and " in pax else
+                          (f"The traveller is {pax}.", f"It's just {pax} travelling.")))
+    out += _extras([x for x in (bags, paid, insurance) if x], v)
     if line := _pay("book", pay, v, tell=True):
         out.append(line)
     return out
@@ -169,7 +180,8 @@ def passengers_tell(act: Act, told: Told, v: Voice) -> list[str]:
     a = act.label
     res = _res(told, a) or "my reservation"
     pax = told.said(told.one(a, "passengers"))
-    return [f"The passenger details on {res} are off; they should read {pax}." if pax else f"The passenger details on {res} are off."]
+    return [f"The passenger details on {res} are off; they should read {pax}." if pax
+            else f"The passenger details on {res} are off."]
 
 
 def cancel_ask(act: Act, told: Told, v: Voice, first: bool, verb: str | None = None) -> list[str]:
