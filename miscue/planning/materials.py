@@ -251,12 +251,13 @@ def companions(grounder: Grounder, slot: str, said: str, role: Role,
         return other is None or state_of(g, grounder.domains[other]).state == "true"
 
     bare = _bare(said)
+    describes = role.noun.lower() in _MODIFIERS or role.noun.lower() == "size" and bare.lower() in _WORD_SIZES
     for other, value, r in siblings:
         if r.act != role.act or (role.part >= 0 and r.part != role.part):
             continue
         if _NEGATOR.match(value) and ok(ATTACHMENTS["negation"].format(c=value, t=bare), other):
             out.append((value, bare))
-        elif (role.kind == "option" and (role.noun.lower() in _MODIFIERS or role.noun.lower() == "size" and bare.lower() in _WORD_SIZES)
+        elif (role.kind == "option" and describes
               and r.kind in ("option", "feature")
               and value.lower().split()[-1:] and value.lower().split()[-1] in PART_NOUNS and not _NEGATOR.match(said)):
             plural = value.lower().endswith("s") and not value.lower().endswith("ss")

@@ -30,7 +30,8 @@ what which who when where how why there here
 """.split())
 #: words that read as a form read aloud: a field named and assigned, a slot's own phrase
 FORM_PHRASES = re.compile(
-    r"\bthe \w+ of the (?:new |old )?\w+(?: \w+)? (?:is|should be|would be)\b|\bthe (?:items|flights|passengers) (?:is|should be)\b|"
+    r"\bthe \w+ of the (?:new |old )?\w+(?: \w+)? (?:is|should be|would be)\b|"
+    r"\bthe (?:items|flights|passengers) (?:is|should be)\b|"
     r"\bthe most the user will pay\b|\ba feature the product must have\b|\(\d+ times\)|\bthe price limit\b|"
     r"\bthe (?:refund|payment) method (?:is|should be|would be)\b|\bthe reason for cancelling is\b",
     re.IGNORECASE)

@@ -12,10 +12,10 @@ RETAIL = dict(
     requirements=[
         Requirement(slot="order_id", phrase="the order", spoken="#W2378156", role=Role(kind="order", noun="order", act="x")),
         Requirement(slot="old_item", phrase="the item to exchange", spoken="the mechanical keyboard",
-                    role=Role(kind="items", noun="items", act="x")),
-        Requirement(slot="new_switch_type", phrase="the new switch type", spoken="clicky",
+                    parts=[Option(say="mechanical keyboard")], role=Role(kind="items", noun="items", act="x")),
+        Requirement(slot="new_switch_type", phrase="the switch type of the new mechanical keyboard", spoken="clicky",
                     role=Role(kind="option", noun="switch type", of="mechanical keyboard", part=0, act="x")),
-        Requirement(slot="new_size", phrase="the new keyboard size", spoken="full size", ordered=True,
+        Requirement(slot="new_size", phrase="the size of the new mechanical keyboard", spoken="full size", ordered=True,
                     role=Role(kind="option", noun="size", of="mechanical keyboard", part=0, act="x")),
         Requirement(slot="payment_method_id", phrase="the payment method", spoken="my credit card ending in 7447",
                     role=Role(kind="payment", noun="payment method", act="x")),
@@ -36,7 +36,7 @@ RETAIL_PLANS = {
                                                 "senses": ["my credit card ending in 7447", "my gift card"]}),
     "syntactic_ambiguity": ("new_switch_type", {"companion": "the old mechanical keyboard", "modifier": "with clicky switches"}),
     "referential_ambiguity": ("old_item", {"pointer": "the usual one"}),
-    "vagueness_subjectivity": ("new_size", {"vague_word": "a comfortable"}),
+    "vagueness_subjectivity": ("new_size", {"vague_word": "a decent size"}),
 }
 
 AIRLINE = dict(
@@ -66,8 +66,8 @@ AIRLINE_PLANS = {
     "lexical_ambiguity": ("payment_id", {"ambiguous_word": "my Visa",
                                          "senses": ["my Visa card ending in 2051", "my Visa debit card"]}),
     "syntactic_ambiguity": ("cabin_class", {"companion": "the other cabin"}),
-    "referential_ambiguity": ("reservation_id", {"pointer": "the one I booked last week"}),
-    "vagueness_subjectivity": ("new_date", {"vague_word": "a convenient"}),
+    "referential_ambiguity": ("reservation_id", {"pointer": "the reservation I mentioned"}),
+    "vagueness_subjectivity": ("cabin_class", {"vague_word": "a nicer cabin"}),
 }
 
 DOMAINS = {"retail": (RETAIL, RETAIL_PLANS), "airline": (AIRLINE, AIRLINE_PLANS)}
@@ -97,6 +97,7 @@ FORM = {
 
 
 def extraction_input(brief: WriterBrief, text: str) -> ExtractionInput:
-    reqs = [r.model_copy(update={"says": FORM[r.slot][0], "options": [Option(say=say, also=also) for say, also in FORM[r.slot][1]]})
+    reqs = [r.model_copy(update={"says": FORM[r.slot][0],
+                                 "options": [Option(say=say, also=also) for say, also in FORM[r.slot][1]]})
             for r in brief.requirements]
     return ExtractionInput(context=brief.context, request=brief.request, requirements=reqs, text=text)

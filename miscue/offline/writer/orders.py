@@ -9,6 +9,8 @@ replaced one is said in its place) and return sentences.
 
 from __future__ import annotations
 
+import re
+
 from miscue.briefs import Act, Requirement
 from miscue.offline.writer.says import Mod, Told, one
 from miscue.offline.writer.voice import Voice, cap, join, low, sentence
@@ -77,7 +79,8 @@ def _pay_line(kind: str, pay: str | None, v: Voice, tell: bool = False) -> str:
         t = {"return": ("Please refund it to {p}.", "The refund should go back to {p}.", "Refund to {p}, please.",
                         "I'd like the money back on {p}."),
              }.get(kind, ("Put any difference on {p}.", "Please charge or refund the difference to {p}.",
-                          "Use {p} for the price difference.", "Any difference can go on {p}.", "{P} for any difference, please."))
+                          "Use {p} for the price difference.", "Any difference can go on {p}.",
+                          "{P} for any difference, please."))
     return v.pick(t).replace("{P}", cap(pay)).replace("{p}", low(pay))
 
 
@@ -91,8 +94,12 @@ def items_ask(act: Act, told: Told, v: Voice, first: bool, verb: str | None = No
     n = len(items.parts) if items is not None and items.parts else 1
     specs = [spec(told, a, i) for i in range(n)] if new else []
     wants = [(_for(m, v) if act.kind == "exchange" else _to(m, v)) for m in specs]
-    if verb is not None:  # the operation the customer asks for instead (it names the order)
-        vp = verb if not names else f"{verb} - {join(names)}"
+    if verb is not None:  # the operation the customer asks for instead, naming the order and items it lacks
+        missing = [n for n in names if n.lower() not in verb.lower()]
+        vp = verb if not missing else f"{verb} - {join(missing)}"
+        ids = [w for w in re.findall(r"#?\w+", order or "") if any(c.isdigit() for c in w)]
+        if order and not any(i in verb for i in ids):
+            vp = f"{vp} {_from(order, v)}".strip()
     elif act.kind == "return":
         vp = f"{v.pick(('return', 'return', 'send back'))} {join(names) or 'some items'} {_from(order, v)}".strip()
     elif act.kind == "exchange":
@@ -102,7 +109,7 @@ def items_ask(act: Act, told: Told, v: Voice, first: bool, verb: str | None = No
                  else "in my pending order")
         vp = f"{v.pick(('change', 'change', 'switch'))} {join(names) or 'an item'} {place}"
     out = []
-    if new and n == 1 and wants:
+    if new and n == 1 and wants and verb is None:
         out.append(frame(f"{vp} {wants[0]}", v, first))
     else:
         out.append(frame(vp, v, first))
@@ -124,7 +131,8 @@ def items_tell(act: Act, told: Told, v: Voice) -> list[str]:
     where = f" from {order}" if order else ""
     out = []
     if act.kind == "return":
-        out.append(v.pick((f"{cap(what)}{where} just didn't work out for me.", f"I've decided {what}{where} isn't for me after all.",
+        out.append(v.pick((f"{cap(what)}{where} just didn't work out for me.",
+                           f"I've decided {what}{where} isn't for me after all.",
                            f"Honestly, {what}{where} turned out to be a disappointment, so I'm done with it.")))
     else:
         n = len(items.parts) if items is not None and items.parts else 1
@@ -199,7 +207,8 @@ def address_tell(act: Act, told: Told, v: Voice) -> list[str]:
     order = told.said(told.one(act.label, "order")) or "my pending order"
     return [v.pick((f"{cap(order)} is set to go to my old place, but I'm at {address} now." if address else
                     f"{cap(order)} is set to go to my old place.",
-                    f"{cap(order)} should really be going to {address}." if address else f"{cap(order)} is going to the wrong place."))]
+                    f"{cap(order)} should really be going to {address}." if address
+                    else f"{cap(order)} is going to the wrong place."))]
 
 
 def payment_ask(act: Act, told: Told, v: Voice, first: bool, verb: str | None = None) -> list[str]:
@@ -213,7 +222,8 @@ def payment_ask(act: Act, told: Told, v: Voice, first: bool, verb: str | None = 
 def payment_tell(act: Act, told: Told, v: Voice) -> list[str]:
     order = told.said(told.one(act.label, "order")) or "my pending order"
     pay = told.said(told.one(act.label, "payment"))
-    return [f"{cap(pay)} is what I'd rather have {order} charged to." if pay else f"The payment on {order} is not the one I meant."]
+    return [f"{cap(pay)} is what I'd rather have {order} charged to." if pay
+            else f"The payment on {order} is not the one I meant."]
 
 
 ORDER_PLANS = {

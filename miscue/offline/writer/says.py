@@ -33,7 +33,8 @@ _ADJECTIVES = {"vegan", "kosher", "organic", "pullover", "ergonomic", "industria
 _UNCHANGED = re.compile(r"\b(?:same|current|existing|unchanged|as booked|as is)\b")
 
 
-_ODD = re.compile(r"\bcard card\b|^ending\b|^(?:with|is|has|and|isnt)\b|\b(?:yes|no)$|\d{5,}|^an? \S+$|^\d+%$|^none$")
+_ODD = re.compile(r"^[a-z]+s \d+$|\bcard card\b|^ending\b|^(?:with|is|has|and|isnt)\b|\b(?:yes|no)$|\d{5,}|^an? \S+$|"
+                  r"^\d+%$|^none$")
 
 
 def _usable(form: str) -> bool:
@@ -155,7 +156,9 @@ class Told:
     def item(self, r: Requirement, i: int) -> str:
         """How part ``i`` of an items list is named ("mechanical keyboard", "keyboard")."""
         p = r.parts[i]
-        short = [a for a in p.also if _usable(a) and not a.endswith("s") and len(a) < len(p.say)]
+        head = p.say.lower().split()[-1] if p.say.split() else ""
+        short = [a for a in p.also if _usable(a) and not a.endswith("s") and len(a) < len(p.say)
+                 and a.lower().split()[-1:] == [head]]  # "keyboard" for "mechanical keyboard", never "black"
         return self.v.pick([p.say, p.say, *short[:2]])
 
     def _flights(self, r: Requirement, forms: list[str]) -> str:
@@ -328,7 +331,8 @@ _REASONS = (
     (("by mistake", "by accident", "accidentally", "mistakenly", "in error"), ("I ordered it {f}", "it was ordered {f}",
                                                                                "I placed it {f}")),
     (("no longer needed", "not needed", "no longer necessary", "not necessary", "not needed anymore"), ("it's {f}",)),
-    (("no need", "no use for"), ("I have {f} for it",)),
+    (("no use for",), ("I have {f} it",)),
+    (("no need",), ("I have {f} for it",)),
     (("no longer want", "dont want", "don't want"), ("I {f} it", "I {f} it anymore")),
 )
 

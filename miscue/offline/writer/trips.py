@@ -67,7 +67,8 @@ def book_ask(act: Act, told: Told, v: Voice, first: bool, verb: str | None = Non
     if flights:
         vp += f" on {flights}"
     if cabin:
-        vp += v.pick((f" in {cabin}", f", {cabin}", f" in {cabin} class" if "class" not in cabin.lower() and "cabin" not in cabin.lower()
+        bare = "class" not in cabin.lower() and "cabin" not in cabin.lower()
+        vp += v.pick((f" in {cabin}", f", {cabin}", f" in {cabin} class" if bare
                       else f" in {cabin}"))
     out = [frame(vp, v, first)]
     if pax:
@@ -110,8 +111,14 @@ def change_flights_ask(act: Act, told: Told, v: Voice, first: bool, verb: str | 
     flights_r = told.one(a, "flights")
     cabin, flights, pay = told.said(told.one(a, "cabin")), told.said(flights_r), told.said(told.one(a, "payment"))
     same = told.unchanged(flights_r)
-    if verb:
+    details = []
+    if verb:  # the operation asked for instead; what the customer wants still said after it
         vp = verb
+        if flights or cabin:
+            want = " ".join(x for x in ((f"on {flights}" if flights and not same else ""), (f"in {cabin}" if cabin else "")) if x)
+            details.append(v.pick((f"I'd want to be {want}.", f"Ideally {want}.")) if want else "")
+        if _res(told, a) and not any(w in verb for w in res.split() if any(c.isdigit() for c in w)):
+            details.insert(0, v.pick((f"It's {res}.", f"That's {res}.")))
     elif cabin and (same or not flights):
         vp = v.pick((f"change {res} to {cabin}", f"move {res} to {cabin}", f"switch {res} to {cabin}"))
         if flights:
@@ -122,7 +129,7 @@ def change_flights_ask(act: Act, told: Told, v: Voice, first: bool, verb: str | 
             vp += v.pick((f" in {cabin}", f", {cabin}"))
     else:
         vp = f"change {res}"
-    out = [frame(vp, v, first)]
+    out = [frame(vp, v, first), *[d for d in details if d]]
     if line := _pay("change_flights", pay, v):
         out.append(line)
     return out

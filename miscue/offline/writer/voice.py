@@ -95,18 +95,17 @@ def article(noun: str) -> str:
 # ------------------------------------------------------------------------------------- identity
 _IDENTIFY = {
     ("name", "zip"): ("Hi, this is {name}, zip code {zip}.", "Hi, I'm {name} (zip {zip}).", "{name} here, zip code {zip}.",
-                      "Hello, I'm {name} and my zip code is {zip}.", "Hi! {name}, zip {zip}.", "Hey, it's {name}, zip {zip}."),
-    ("email",): ("Hi, my email is {email}.", "Hello, the email on my account is {email}.", "Hi, {email} here.",
-                 "Hi there, account email {email}."),
-    ("name", "email"): ("Hi, this is {name} ({email}).", "{name} here (email {email}).", "Hello, I'm {name}, email {email}."),
+                      "Hello, I'm {name} and my zip code is {zip}."),
+    ("email",): ("Hi, my email is {email}.", "Hello, the email on my account is {email}.", "Hi, my account email is {email}.",
+                 "Hello, my email address is {email}."),
+    ("name", "email"): ("Hi, this is {name} ({email}).", "Hello, I'm {name}, email {email}."),
     ("user id",): ("Hi, my user id is {user id}.", "Hello, user ID {user id} here.", "Hi, {user id} here.",
                    "User id: {user id}.", "Hi, it's {user id}."),
-    ("name", "user id"): ("Hi, this is {name}, user id {user id}.", "{name} here (user id {user id}).",
-                          "Hello, I'm {name}, user ID {user id}."),
+    ("name", "user id"): ("Hi, this is {name}, user id {user id}.", "Hello, I'm {name}, user ID {user id}."),
 }
 _IDENTIFY_LATE = {
     ("name", "zip"): ("I'm {name}, zip {zip}.", "This is {name}, zip code {zip}."),
-    ("email",): ("Account email: {email}.", "(Account email {email}.)"),
+    ("email",): ("My account email is {email}.", "The email on my account is {email}."),
     ("name", "email"): ("I'm {name}, {email}.",),
     ("user id",): ("User ID: {user id}.", "(User id {user id}.)"),
     ("name", "user id"): ("I'm {name}, user id {user id}.",),
