@@ -41,6 +41,8 @@ def _for(mods: list[Mod], v: Voice) -> str:
     """What an item is exchanged for: "for a full-size one with clicky switches"."""
     if not mods:
         return v.pick(("for a new one", "for a replacement", "for a different one"))
+    if mods[0].role in ("post", "that"):  # never "for without a backlight, ...": the modifiers go after "one"
+        return f"for {one(mods)}"
     return v.pick((f"for {one(mods)}", f"for {one(mods)}", f"for a new one: {_listed(mods)}", f"for {_listed(mods)}"))
 
 
@@ -48,6 +50,8 @@ def _to(mods: list[Mod], v: Voice) -> str:
     """What an item of a pending order is changed to: "to size 8, not waterproof"."""
     if not mods:
         return v.pick(("to a different version", "to another version"))
+    if mods[0].role in ("post", "that"):
+        return v.pick((f"to {one(mods)}", f"so it's {one(mods)}"))
     return v.pick((f"to {_listed(mods)}", f"to {one(mods)}", f"to {_listed(mods)} instead", f"so it's {one(mods)}"))
 
 

@@ -223,6 +223,8 @@ class Told:
         return forms[0] if self.v.chance(0.7) else self.v.pick(forms[:4])
 
     def _price(self, r: Requirement, forms: list[str]) -> str:
+        if self.how(r.slot) == "as" and re.match(r"[$\d]", forms[0]):  # another limit: "under $180", never a bare "$180"
+            return f"under {forms[0]}"
         if self.how(r.slot) != "value":
             return forms[0]
         ceil = [f for f in forms if re.match(r"(?:under|less than|below|no more than|max)\b", f.lower())]

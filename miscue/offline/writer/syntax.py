@@ -51,7 +51,7 @@ def attach(m: "Message", t: Requirement, companion: str | None, modifier: str | 
         m.told.drop(t.slot)
         part = f"{said} {companion}"
         counted = article(part) if not companion.lower().endswith("s") or companion.lower().endswith("ss") else part
-        m.told.stand_in(owner.slot, counted if owner.role.kind == "feature" else f"with {counted}")
+        m.told.stand_in(owner.slot, f"with {counted}")  # inside a "with" phrase, where a part's modifier reads
         return
     if _OLD.match(companion):
         m.told.drop(t.slot)

@@ -89,7 +89,9 @@ def cased(form: str, *references: str) -> str:
 
 
 def article(noun: str) -> str:
-    return ("an " if noun[:1].lower() in "aeio" else "a ") + noun
+    low_ = noun.lower()
+    vowel = low_[:1] in "aeio" or low_[:1] == "u" and not low_.startswith(("us", "uni", "ut", "uk"))
+    return ("an " if vowel else "a ") + noun
 
 
 # ------------------------------------------------------------------------------------- identity
