@@ -90,12 +90,14 @@ class Grounder:
     @staticmethod
     def _match(toks: list[Token], i: int, form: tuple[str, ...]) -> int | None:
         """End index (exclusive) when ``form`` matches at token ``i``."""
-        if i + len(form) > len(toks):
-            return None
-        for k, w in enumerate(form):
-            if not close(toks[i + k].text, w):
+        k = i
+        for n, w in enumerate(form):
+            if n and k < len(toks) and toks[k].text in cues.ARTICLES and w not in cues.ARTICLES:
+                k += 1  # "with a mirror" says "with mirror"
+            if k >= len(toks) or not close(toks[k].text, w):
                 return None
-        return i + len(form)
+            k += 1
+        return k
 
     def find(self, text: str, toks: list[Token]) -> list[tuple[int, int, Form]]:
         """The matcher: every form the text says, as (first token, end token, form). This one
@@ -119,8 +121,9 @@ class Grounder:
         kept: list[tuple[int, int]] = []
         for s in spans:
             # inside a longer form, or overlapping a longer form of the same requirement ("my Visa"
-            # in "my Visa ending 7803")
-            if not any((k[0] <= s[0] and s[1] <= k[1]) or (k[0] < s[1] and s[0] < k[1] and slots[s] <= slots[k]) for k in kept):
+            # in "my Visa ending 7803"); a value inside a detail still counts ("cancel order #W527")
+            if not any((k[0] <= s[0] and s[1] <= k[1] and not (slots[k] == {None} and None not in slots[s]))
+                       or (k[0] < s[1] and s[0] < k[1] and slots[s] <= slots[k]) for k in kept):
                 kept.append(s)
         out: dict[tuple[int, int], list[Form]] = defaultdict(list)
         for i, j, f in raw:
@@ -258,6 +261,7 @@ class Grounder:
                 slots = self._attribute(span, near, ctx) if near else ()
                 out.mentions.append(Mention(kind, a, b, text[a:b], slots, in_premise=any(p <= a < q for p, q in out.premises),
                                             comparative=kind == "vague" and comparative))
+        self._structure.transitions(out, ctx)  # again: "for a longer battery life" wants another than "the 4-hour ones"
         out.mentions.sort(key=lambda m: (m.start, m.end, m.kind))
         return out
 
