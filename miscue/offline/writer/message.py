@@ -20,7 +20,7 @@ from miscue.offline.writer.voice import Voice, cap, identify, sentence, words_of
 
 PLANS = {**ORDER_PLANS, **TRIP_PLANS, **SHOP_PLANS}
 GREETINGS = ("Hi,", "Hello,", "Hi there,", "Hey,", "", "", "")
-CLOSERS = ("Thanks!", "Thank you.", "Many thanks.", "Thanks in advance.", "Appreciate it.", "Thank you!", "", "", "")
+CLOSERS = ("Thanks!", "Thank you.", "Many thanks.", "Thanks in advance.", "Appreciate it.", "Thank you!", "", "", "", "", "", "")
 
 
 def acts_of(brief: WriterBrief) -> list[Act]:

@@ -27,7 +27,7 @@ def _pay(kind: str, pay: str | None, v: Voice, tell: bool = False) -> str:
         t = ("Charge the bag fees to {p}.", "Use {p} for the bags.", "I'll pay for them with {p}.")
     else:
         t = ("Charge any difference to {p}.", "Use {p} for any fare difference.", "Put the difference on {p}.",
-             "Any difference can go on {p}.")
+             "Any difference can go on {p}.", "{P} is fine for the difference.")
     return v.pick(t).replace("{P}", cap(pay)).replace("{p}", low(pay))
 
 
@@ -122,7 +122,8 @@ def change_flights_ask(act: Act, told: Told, v: Voice, first: bool, verb: str | 
     elif cabin and (same or not flights):
         vp = v.pick((f"change {res} to {cabin}", f"move {res} to {cabin}", f"switch {res} to {cabin}"))
         if flights:
-            vp += v.pick((", keeping the same flights", " on the same flights", ", same flights"))
+            vp += v.pick((", keeping the same flights", " on the same flights", ", same flights", " without changing the flights",
+                          " but keep my flights"))
     elif flights:
         vp = v.pick((f"change {res} to {flights}", f"move {res} to {flights}", f"rebook {res} on {flights}"))
         if cabin:
