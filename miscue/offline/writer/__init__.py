@@ -7,9 +7,10 @@ fault type per message); ``write_composite(briefs)`` realises several in one mes
 ``write_plain(brief)`` states the request and every requirement accurately.
 
 A message is said the way the host's customers say it (:mod:`.message`): who they are
-(:mod:`.voice`), each act by a sentence plan of its kind (:mod:`.orders`, :mod:`.trips`,
-:mod:`.shop`), each value in one of the ways customers say it (:mod:`.says`). Every choice is
-seeded by the brief and its attempt, so a rebuild writes the same bytes.
+(:mod:`.identity`), each act by a sentence plan of its kind (:mod:`.orders`, :mod:`.trips`,
+:mod:`.shop`), each value in one of the ways customers say it (:mod:`.says`, in the English of
+:mod:`.phrases`). Every choice is seeded by the brief and its attempt (:mod:`.voice`), so a
+rebuild writes the same bytes.
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ from miscue.offline.writer.orders import ORDER_PLANS
 from miscue.offline.writer.says import Told
 from miscue.offline.writer.shop import SHOP_PLANS, plain_ask, plain_tell
 from miscue.offline.writer.trips import TRIP_PLANS
-from miscue.offline.writer.voice import Voice, cap, identify, sentence, words_of
+from miscue.offline.writer.identity import identify
+from miscue.offline.writer.voice import Voice, cap, sentence, words_of
 
 PLANS = {**ORDER_PLANS, **TRIP_PLANS, **SHOP_PLANS}
 GREETINGS = ("Hi,", "Hello,", "Hi there,", "Hey,", "", "", "")

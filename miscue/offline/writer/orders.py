@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 
 from miscue.briefs import Act, Requirement
-from miscue.offline.writer.says import Mod, Told, one
+from miscue.offline.writer.phrases import Mod, one
+from miscue.offline.writer.says import Told
 from miscue.offline.writer.voice import Voice, cap, join, low, sentence
 
 #: how a request is framed around its verb phrase (the first act of a message)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from miscue.briefs import Act
 from miscue.offline.writer.orders import frame
-from miscue.offline.writer.says import Told, features
+from miscue.offline.writer.phrases import features
+from miscue.offline.writer.says import Told
 from miscue.offline.writer.voice import Voice, article, join, low, sentence
 
 _SIZE = ("size",)

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from miscue.briefs import Materials, Requirement, WriterBrief
 from miscue.errors import UnknownFaultType
 from miscue.offline.writer.message import Message, acts_of
-from miscue.offline.writer.says import Told, option_phrase
+from miscue.offline.writer.phrases import option_phrase
+from miscue.offline.writer.says import Told
 from miscue.offline.writer.syntax import attach
 from miscue.offline.writer.voice import Voice, cap, low
 

@@ -2,8 +2,8 @@
 
 :class:`Voice` holds the choices one message makes: every choice is drawn from a random
 generator seeded by the brief and its attempt number, so one (cell, attempt) always reads the
-same (a rebuild is byte-identical) and a retried attempt reads differently. It also says who the
-customer is, the way the host's users identify themselves (the brief's :class:`Identity`).
+same (a rebuild is byte-identical) and a retried attempt reads differently; and the small text
+helpers every sentence plan uses (capitals, lists, articles, a form's casing).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import TypeVar
 
-from miscue.briefs import Identity, WriterBrief
+from miscue.briefs import WriterBrief
 
 T = TypeVar("T")
 
@@ -40,7 +40,6 @@ class Voice:
         return out
 
 
-# --------------------------------------------------------------------------------- text helpers
 def cap(text: str) -> str:
     return text[:1].upper() + text[1:] if text else text
 
@@ -92,44 +91,3 @@ def article(noun: str) -> str:
     low_ = noun.lower()
     vowel = low_[:1] in "aeio" or low_[:1] == "u" and not low_.startswith(("us", "uni", "ut", "uk"))
     return ("an " if vowel else "a ") + noun
-
-
-# ------------------------------------------------------------------------------------- identity
-_IDENTIFY = {
-    ("name", "zip"): ("Hi, this is {name}, zip code {zip}.", "Hi, I'm {name} (zip {zip}).", "{name} here, zip code {zip}.",
-                      "Hello, I'm {name} and my zip code is {zip}."),
-    ("email",): ("Hi, my email is {email}.", "Hello, the email on my account is {email}.", "Hi, my account email is {email}.",
-                 "Hello, my email address is {email}."),
-    ("name", "email"): ("Hi, this is {name} ({email}).", "Hello, I'm {name}, email {email}."),
-    ("user id",): ("Hi, my user id is {user id}.", "Hello, user ID {user id} here.", "Hi, {user id} here.",
-                   "User id: {user id}.", "Hi, it's {user id}."),
-    ("name", "user id"): ("Hi, this is {name}, user id {user id}.", "Hello, I'm {name}, user ID {user id}."),
-}
-_IDENTIFY_LATE = {
-    ("name", "zip"): ("I'm {name}, zip {zip}.", "This is {name}, zip code {zip}."),
-    ("email",): ("My account email is {email}.", "The email on my account is {email}."),
-    ("name", "email"): ("I'm {name}, {email}.",),
-    ("user id",): ("User ID: {user id}.", "(User id {user id}.)"),
-    ("name", "user id"): ("I'm {name}, user id {user id}.",),
-}
-
-
-def identify(v: Voice, who: Identity | None, avoid: Sequence[str] = (), late: bool = False) -> str:
-    """How the customer says who they are (one of the host's ways), or "" without an identity.
-    A way that gives the name is skipped when the name is one of the request's own values (a
-    passenger), so saying who you are never states a requirement."""
-    if who is None or not who.ways:
-        return ""
-    ways = [w for w in who.ways if "name" not in w or not any(who.name.lower() in a.lower() for a in avoid if a)]
-    if not ways:
-        return ""
-    way = tuple(v.pick(ways))
-    table = _IDENTIFY_LATE if late else _IDENTIFY
-    templates = table.get(way) or _IDENTIFY.get(way)
-    if not templates:
-        return ""
-    facts = {"name": who.name, **who.facts}
-    text = v.pick(templates)
-    for key, value in facts.items():
-        text = text.replace("{" + key + "}", value)
-    return "" if "{" in text else text
