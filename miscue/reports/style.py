@@ -36,7 +36,7 @@ FORM_PHRASES = re.compile(
     r"\bthe (?:refund|payment) method (?:is|should be|would be)\b|\bthe reason for cancelling is\b",
     re.IGNORECASE)
 #: how a customer says who they are: an email, a host user id, a zip code, a name introduced
-IDENTITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[a-z]+_[a-z]+_\d{3,}\b|\bzip(?: code)?\s*\d{5}\b|\buser ?id\b",
+IDENTITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[a-z]+_[a-z]+_\d{3,}\b|\bzip(?: code)?(?: is)?\s*\d{5}\b|\buser ?id\b",
                       re.IGNORECASE)
 
 
