@@ -82,6 +82,7 @@ _UNAVAILABLE = (r"sold out|out of stock|unavailable|not available|no longer (?:a
                 r"(?:" + _NOT_CAPABLE + r")|out of production|"
                 r"(?:can't|cannot|can not|won't|isn't|aren't|couldn't)(?: be| get| have)?(?: \w+){0,2} (?:anymore|any more|any longer)|"
                 r"not (?:a|an) \w+ (?:you|they|we) (?:accept|allow|take|offer|do)|"
+                r"(?:never|rarely|hardly ever|almost never)(?: \w+){0,3} (?:in stock|available|there)|"
                 r"used up|run out|ran out|all gone|no longer (?:possible|offered|there|an option)|"
                 r"only (?:come|comes|came|available|sold|made|offered|exists?|goes|go|issue|issues|sell|sells|make|makes|"
                 r"carry|carries|stock|stocks|do|does|offer|offers)|"

@@ -242,3 +242,22 @@ def test_a_wish_answered_by_but_and_a_pronoun_is_the_doubted_value():
     _, r = ground(shop(), "exchange the keyboard on order W1 for clicky switches, but the lamp should be black. Full size, "
                           "no backlight, visa ending 1111")
     assert r["kb.switch"].state == "true"  # a "but" with no pronoun pointing back doubts nothing
+
+
+def two_payments() -> Domains:
+    """Adding bags and changing flights on one reservation, each paid by one of two gift cards."""
+    cards = (value("gc_1", "gift card 1111"), value("gc_2", "gift card 2222"))
+    return Domains({
+        "bags.count": SlotDomain("bags.count", 2, (value(2, "2 bags"), value(3, "3 bags")), ("bags", "bag"), ordered=True),
+        "bags.pay": SlotDomain("bags.pay", "gc_1", cards, ("pay", "card"), (), identifier=True, instrument=True),
+        "flights.cabin": SlotDomain("flights.cabin", "economy", (value("economy"), value("business")), ("cabin", "flight")),
+        "flights.pay": SlotDomain("flights.pay", "gc_1", cards, ("pay", "card"), (), identifier=True, instrument=True),
+    })
+
+
+def test_a_pointer_goes_to_what_it_names_and_alone_to_every_payment():
+    g, r = ground(two_payments(), "Move me to economy and bring my bags up to 2 bags. The bag goes on gift card 1111; the "
+                                  "flight change on the card I normally use.")
+    assert r["bags.pay"].state == "true" and r["flights.pay"].state == "marked"
+    g, r = ground(two_payments(), "Move me to economy and add 2 bags. Pay with the gift card I used last time.")
+    assert r["bags.pay"].state == "marked" and r["flights.pay"].state == "marked"

@@ -19,7 +19,7 @@ OPERATION_CLASSES: dict[str, re.Pattern[str]] = {
 #: store capabilities a shopper may ask for instead of finding and buying the product
 STORE_OPERATIONS = re.compile(
     r"\b(?:(?:set|create|put)(?: up)?(?: me up with)? (?:a |an )?(?:price )?(?:alert|watch|notification)|price alert|"
-    r"notify me|sort (?:the )?(?:results |them |it )?by|(?:use|apply) the (?:\w+ )?filter|filter (?:the )?results|"
+    r"notify me|sort (?:[\w-]+ ){0,6}?by|(?:use|apply) the (?:\w+ )?filter|filter (?:the )?results|"
     r"(?:in-store|in store|curbside) pick ?up|reserve (?:it|them|one) for|subscribe(?:-and-| and )save|"
     r"subscri\w*\W*(?:and|&|n)\W*save|subscription|ask the seller|contact the seller|message the seller|add (?:it|them) to (?:my |a )?(?:wishlist|cart)|"
     r"compare (?:the )?prices|track the price)\b")
@@ -59,7 +59,7 @@ CONCRETE = re.compile(r"\b\d+ [a-z]+ (?:street|st|avenue|ave|lane|ln|drive|dr|ro
 #: a detail added on top of the request: "too", "as well" closing it, or a reason or a condition
 #: following it ("fleece lined, since I run outside", "the 5-tier one if they make it")
 ADDED = re.compile(r"\b(?:too|as well|also)\W*$|\b(?:i'?d prefer|i would prefer|i'?d like it|make sure|ideally|preferably|"
-                   r"if possible|(?:should|must|needs? to|has to|could) also|also (?:be|have|has|needs?|comes?))\b")
+                   r"if possible|would be (?:great|nice|good|ideal|a plus|a bonus)|(?:should|must|needs? to|has to|could) also|also (?:be|have|has|needs?|comes?))\b")
 JUSTIFIED = re.compile(r"^\W*(?:since|because|cause|so|if (?:they|you) (?:make|have|carry|sell|do)|i look better|"
                        r"my \w+ (?:is|has|are))\b")
 

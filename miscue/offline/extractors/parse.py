@@ -42,7 +42,7 @@ _ASIDE = re.compile(r"\b(?:by the way|btw|fyi|side note|for the record|oh and|in
                     r"in case (?:that|it) matters|p\.?s\.?)\b|^(?:also|plus|oh)\b|\b(?:too|as well)$")
 _BARE_ASIDE = re.compile(r"\W*(?:also|plus|oh|and|btw|by the way|oh and|one more thing)\W*")
 _WISH = re.compile(r"\b(?:i'?d prefer|i would prefer|i'?d like it|make sure|ideally|preferably|if possible|"
-                   r"(?:should|must|needs? to|has to|could) also|also (?:be|have|has|needs?|comes?))\b")
+                   r"would be (?:great|nice|good|ideal|a plus|a bonus)|(?:should|must|needs? to|has to|could) also|also (?:be|have|has|needs?|comes?))\b")
 _REASON = re.compile(r"^(?:since|because|cause|so|if (?:they|you|it) (?:make|have|carry|sell|come|do|exist)|"
                      r"i look|my \w+ (?:is|has|are|says))\b")
 _CONCRETE = re.compile(r"\b\d+ \w+ (?:street|st|avenue|ave|lane|drive|road|rd|way|court|place|boulevard|blvd)\b|"
@@ -51,7 +51,7 @@ _CONCRETE = re.compile(r"\b\d+ \w+ (?:street|st|avenue|ave|lane|drive|road|rd|wa
 _OPERATION_VERBS = {"cancel": r"cancel\w*", "return": r"(?<!the )(?<!my )return(?:s|ed|ing)?(?! flight| leg| trip)|send (?:it |them )?back",
                     "exchange": r"exchang\w*",
                     "modify": r"modify\w*", "book": r"(?:book|(?<!the )(?<!my )(?<!this )(?<!that )(?<!our )(?<!your )booking)(?! (?:reference|code|number))"}
-_STORE = re.compile(r"\b(?:price alert|an alert|notify me|sort\w* (?:\w+ ){0,2}by|(?:price|the) filter|filter (?:the )?results|"
+_STORE = re.compile(r"\b(?:price alert|an alert|notify me|sort\w* (?:[\w-]+ ){0,6}?by|(?:price|the) filter|filter (?:the )?results|"
                     r"(?:in[- ]store|curbside) pick ?up|pick ?up in|subscri\w+|ask the seller|contact the seller|wishlist|"
                     r"compare (?:the )?prices|track the price)\b")
 _REQUEST_KIND = {r"\bcancel": "cancel", r"\breturn": "return", r"\bexchange": "exchange", r"\bchange items\b": "modify",
