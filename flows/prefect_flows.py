@@ -75,8 +75,8 @@ def graphs(benchmark: str, run: BenchmarkRun) -> BenchmarkRun:
 
 
 @_stage("plan")
-def plan(benchmark: str, run: BenchmarkRun, fault_types: list[str]) -> BenchmarkRun:
-    return stages.stage_plan(run, fault_types)
+def plan(benchmark: str, run: BenchmarkRun, fault_types: list[str], identity: bool = True) -> BenchmarkRun:
+    return stages.stage_plan(run, fault_types, identity)
 
 
 @_stage("write-verify")
@@ -122,7 +122,7 @@ def _stages(benchmarks: list[str], gen: GenerateConfig, gateway: Any,
         # quote(): Prefect must not walk these objects (host data, graphs) looking for futures
         run = load(b)
         run = graphs(b, quote(run))
-        run = plan(b, quote(run), gen.fault_types)
+        run = plan(b, quote(run), gen.fault_types, gen.identity)
         run = write_verify(b, quote(run), quote(gen), quote(gateway))
         if composite is not None and not run.stopped:
             run = composite_stage(b, quote(run), composite, quote(gateway))

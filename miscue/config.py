@@ -61,6 +61,9 @@ class GenerateConfig(BaseModel):
     attempts_per_type: dict[str, int] = Field(default_factory=dict)
     fault_types: list[str] = Field(default_factory=lambda: list(FAULT_TYPES))
     max_concurrent_cells: int = Field(16, ge=1)
+    # the customer says who they are in the request, the way the host's users identify themselves
+    # to its agent (name and zip or email on retail, user id on airline); hosts without one ignore it
+    identity: bool = True
 
     @field_validator("fault_types")
     @classmethod

@@ -10,6 +10,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, Generic, Sequence, TypeVar
 
+from miscue.briefs import Act, Identity, Role
 from miscue.errors import HostDataError, MiscueError
 from miscue.language import Detail, Domains, Grounder, LegalValue, SlotDomain
 from miscue.requirements import Settled, settle
@@ -212,6 +213,27 @@ class Adapter(ABC, Generic[Recipe]):
         if isinstance(value, list):
             return ", ".join(self.spoken_value(intent, slot, v) for v in value)
         return str(value)
+
+    def acts(self, intent: Intent) -> list[Act]:
+        """What the customer asks for, act by act (the writer's sentence plans follow them). This
+        default is one act of no known kind, said by :meth:`request_phrase`."""
+        return [Act(label="", kind="", say=self.request_phrase(intent))]
+
+    def role(self, intent: Intent, slot: str) -> Role:
+        """What the requirement ``slot`` is, for a writer that voices it (default: nothing known
+        beyond its phrase)."""
+        return Role(noun=self.slot_phrase(intent, slot))
+
+    def current_value(self, intent: Intent, slot: str) -> Any:
+        """The value the customer has now for ``slot`` (the option of the item they are
+        exchanging, the cabin they are booked in), or None when there is none: what a
+        comparative ("a size up", "a nicer cabin") is said against."""
+        return None
+
+    def identity(self, intent: Intent) -> Identity | None:
+        """Who the customer is, as this host's users identify themselves to its agent (None: the
+        host's users do not)."""
+        return None
 
     def answer_identifiers(self, intent: Intent) -> list[str]:
         """Strings no request may contain (e.g. the target product's id or name)."""

@@ -110,6 +110,8 @@ def option_forms(option: str, value: Any) -> tuple[str, ...]:
         forms = [v, *words, *(f"size {w}" for w in (v, *words)), *(f"a {w}" for w in words)]
     elif re.fullmatch(r"\d+(?:\.\d+)?", v):
         forms = [f"{name} {v}", v, f"an {v}" if v.startswith("8") else f"a {v}", f"{v} {name}"]
+    elif name == "size" and re.fullmatch(r"[a-z]+(?: [a-z]+)?", low):  # "medium", "full size": also "size medium"
+        forms += [f"size {v}", f"{v} size"] if "size" not in low else []
     else:
         m = re.fullmatch(r"(\d+(?:\.\d+)?(?:-\d+(?:\.\d+)?)?)\s*-?\s*([a-z]+)(.*)", low)
         if m and m.group(2) in UNITS:

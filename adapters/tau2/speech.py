@@ -14,14 +14,24 @@ from adapters.tau2 import words
 from adapters.tau2.forms import tau2_domains
 from adapters.tau2.airline import find_reservation
 from adapters.tau2.kinds import DB
-from adapters.tau2.retail import describe_line, find_order, known_addresses, words_address
+from adapters.tau2.retail import describe_line, find_order, known_addresses, resolve_items, words_address
 from adapters.tau2.variants import PRICE
+from miscue.briefs import Act, Identity, Role
 from miscue.host import Extra, Mismatch
 from miscue.language import Domains
 from miscue.schema import Condition, Intent
 
 
 BOUND_WORDS = {">=": "or above", "<=": "or below"}
+
+_ACT_KINDS = {("retail", "cancel"): "cancel", ("retail", "return"): "return", ("retail", "exchange"): "exchange",
+              ("retail", "modify_items"): "modify_items", ("retail", "modify_address"): "modify_address",
+              ("retail", "modify_payment"): "modify_payment", ("retail", "user_address"): "update_address",
+              ("airline", "book"): "book", ("airline", "change_flights"): "change_flights",
+              ("airline", "change_bags"): "change_bags", ("airline", "change_passengers"): "change_passengers",
+              ("airline", "cancel"): "cancel_reservation", ("airline", "certificate"): "compensation"}
+_ROLE_KINDS = {"order", "reservation", "items", "payment", "reason", "address", "cabin", "flights", "passengers", "bags",
+               "paid_bags", "insurance", "trip", "origin", "destination", "amount"}
 
 
 class Tau2Speech:
@@ -39,6 +49,68 @@ class Tau2Speech:
         if self.domain_name == "retail":
             return f"You are {who}, a customer of an online store, talking to its customer-support agent."
         return f"You are {who}, a customer of an airline, talking to its reservation agent."
+
+    def identity(self, intent: Intent) -> Identity | None:
+        """How tau2 users identify themselves to the agent, as the host's user simulator does:
+        retail customers by name and zip code or by email, airline customers by user id."""
+        user = self._user(intent)
+        if not user:
+            return None
+        name = user.get("name", {})
+        full = f"{name.get('first_name', '')} {name.get('last_name', '')}".strip()
+        if self.domain_name == "retail":
+            facts = {"zip": str(user.get("address", {}).get("zip", "")), "email": str(user.get("email", ""))}
+            ways = [["name", "zip"], ["name", "zip"], ["email"], ["name", "email"]]
+        else:
+            facts = {"user id": str(user.get("user_id", ""))}
+            ways = [["user id"], ["user id"], ["name", "user id"]]
+        facts = {k: v for k, v in facts.items() if v}
+        ways = [w for w in ways if all(k == "name" and full or k in facts for k in w)]
+        return Identity(name=full, facts=facts, ways=ways) if ways else None
+
+    def current_value(self, intent: Intent, slot: str) -> Any:
+        """The option of the order line being exchanged or modified, the reservation's cabin or
+        bag count (None for anything else)."""
+        label, _, field = slot.partition(".")
+        head, _, option = field.partition(".")
+        if option and head.startswith("item"):
+            order_c, items_c = intent.condition(f"{label}.order"), intent.condition(f"{label}.items")
+            order = find_order(self.db, order_c.value) if order_c else None
+            if order is None or items_c is None:
+                return None
+            resolved = resolve_items(order, items_c.value)
+            j = int(head[4:])
+            if len(resolved) != 1 or j > len(resolved[0]):
+                return None
+            line = next((x for x in order["items"] if x["item_id"] == resolved[0][j - 1]), None)
+            return line["options"].get(option) if line else None
+        if field in ("cabin", "bags"):
+            res_c = intent.condition(f"{label}.reservation")
+            res = find_reservation(self.db, res_c.value) if res_c else None
+            if res is None:
+                return None
+            return res.get("cabin") if field == "cabin" else res.get("total_baggages")
+        return None
+
+    def acts(self, intent: Intent) -> list[Act]:
+        out = []
+        for label in intent.base.get("request", []):
+            base = label.split("#")[0]
+            kind = _ACT_KINDS.get((self.domain_name, base), "")
+            out.append(Act(label=label, kind=kind, say=self._request_words(label)))
+        return out
+
+    def role(self, intent: Intent, slot: str) -> Role:
+        label, _, field = slot.partition(".")
+        head, _, option = field.partition(".")
+        if option and head.startswith("item"):
+            j = int(head[4:])
+            return Role(kind="option", noun=option, of=self._item_product(intent, label, j), part=j - 1, act=label)
+        kind = field if field in _ROLE_KINDS else ""
+        noun = {"payment": "refund method" if label.split("#")[0] == "return" else "payment method", "bags": "checked bags",
+                "paid_bags": "paid bags", "trip": "trip type", "origin": "departure airport", "destination": "destination",
+                "amount": "certificate amount"}.get(field, field.replace("_", " "))
+        return Role(kind=kind, noun=noun, act=label)
 
     def request_phrase(self, intent: Intent) -> str:
         parts: list[str] = []

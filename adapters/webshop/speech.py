@@ -13,9 +13,31 @@ from adapters.webshop.catalogue import Catalogue
 from adapters.webshop.forms import webshop_domains
 from adapters.webshop.intents import ATTR, OPTION, PRICE, UNSUPPORTED_OPERATIONS, option_name
 from adapters.webshop.matching import fuzz_process
+from miscue.briefs import Act, Role
 from miscue.host import Extra, Mismatch, NotExecutable
 from miscue.language import Domains
 from miscue.schema import Condition, Intent
+
+
+#: plural nouns a shopper buys one of as "a pair" or by the plural (never "a jean")
+_PAIRS = ("jeans", "leggings", "earbuds", "shoes", "beans")
+
+
+def _single(cluster: str) -> str:
+    """One product of a cluster as a shopper says it ("bar stools" -> "a bar stool"), or "" when
+    the category is a mass noun or bought by the plural ("trail mix", "men's jeans")."""
+    words = cluster.split()
+    if not words or not words[-1].endswith("s") or words[-1].endswith("ss") or words[-1] in _PAIRS:
+        return ""
+    last = words[-1]
+    if last.endswith("ves"):
+        last = last[:-3] + "f"
+    elif last.endswith(("sses", "ches", "shes", "xes")):
+        last = last[:-2]
+    else:
+        last = last[:-1]
+    one = " ".join([*words[:-1], last])
+    return ("an " if one[0] in "aeio" else "a ") + one
 
 
 class WebShopSpeech:
@@ -33,6 +55,19 @@ class WebShopSpeech:
 
     def request_phrase(self, intent: Intent) -> str:
         return f"find and buy a product from the {intent.base.get('cluster', '')} section"
+
+    def acts(self, intent: Intent) -> list[Act]:
+        cluster = str(intent.base.get("cluster", ""))
+        return [Act(label="", kind="buy", say=self.request_phrase(intent), object=cluster, single=_single(cluster))]
+
+    def role(self, intent: Intent, slot: str) -> Role:
+        if slot.startswith(ATTR):
+            return Role(kind="feature", noun="feature")
+        if slot.startswith(OPTION):
+            return Role(kind="option", noun=option_name(slot))
+        if slot == PRICE:
+            return Role(kind="price", noun="price")
+        return super().role(intent, slot)  # type: ignore[misc]
 
     def slot_phrase(self, intent: Intent, slot: str) -> str:
         if slot.startswith(ATTR):

@@ -111,12 +111,12 @@ def stage_graphs(run: BenchmarkRun) -> BenchmarkRun:
     return run
 
 
-def stage_plan(run: BenchmarkRun, fault_types: list[str]) -> BenchmarkRun:
+def stage_plan(run: BenchmarkRun, fault_types: list[str], identity: bool = True) -> BenchmarkRun:
     """Plan one cell per graph and fault type (planned, skipped or unsupported). The warmed
     planner is handed to the write/verify stage, which asks it for the same cells."""
     assert run.graphs is not None
     t = time.perf_counter()
-    run.planner = Planner(run.adapter)
+    run.planner = Planner(run.adapter, identity=identity)
     cells: list[CellPlan] = [c for g in run.graphs.graphs for c in run.planner.cells(g, fault_types)]
     run.plans = {s: sum(1 for c in cells if c.status == s) for s in ("planned", "skipped", "unsupported")}
     run.seconds["plan"] = round(time.perf_counter() - t, 2)

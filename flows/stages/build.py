@@ -31,7 +31,7 @@ def build(benchmarks: list[str] | None = None, fault_types: list[str] | None = N
         for b in names:
             run = stage_load(b)
             stage_graphs(run)
-            stage_plan(run, gen.fault_types)
+            stage_plan(run, gen.fault_types, gen.identity)
             stage_write_verify(run, gen, gateway)
             if composite and not run.stopped:
                 stage_composite(run, composite, gateway)
@@ -54,7 +54,7 @@ def generate(benchmark: str, artifacts: Path, gen: GenerateConfig, gateway: Gate
     started = time.perf_counter()
     artifacts = Path(artifacts)
     with run_lock(artifacts, command=f"miscue generate {benchmark}", wait=lock_wait):
-        run = stage_write_verify(stage_plan(stage_graphs(stage_load(benchmark)), gen.fault_types), gen, gateway)
+        run = stage_write_verify(stage_plan(stage_graphs(stage_load(benchmark)), gen.fault_types, gen.identity), gen, gateway)
         if run.stopped:
             raise run.stopped
         assert run.result is not None

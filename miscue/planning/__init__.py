@@ -4,11 +4,12 @@ pre-assigned distinct targets (:mod:`~miscue.planning.composite`)."""
 
 from miscue.planning.composite import (CARD_ORDER, CompositeAttemptPlan, CompositeDraw, CompositePlanner, assignment_order,
                                        card_order, needs_transform, structural_violation)
-from miscue.planning.single import (OFF_TOPICS, POINTERS, VAGUE_WORDS, AttemptPlan, CellPlan, PlanError, Planner,
+from miscue.planning.materials import POINTERS, plain_forms, pointers, rank, vague_phrases
+from miscue.planning.single import (OFF_TOPICS, AttemptPlan, CellPlan, PlanError, Planner,
                                     content_words, value_from_spoken)
 
 __all__ = [
-    "CARD_ORDER", "OFF_TOPICS", "POINTERS", "VAGUE_WORDS", "AttemptPlan", "CellPlan", "CompositeAttemptPlan",
+    "CARD_ORDER", "OFF_TOPICS", "POINTERS", "AttemptPlan", "CellPlan", "CompositeAttemptPlan",
     "CompositeDraw", "CompositePlanner", "PlanError", "Planner", "assignment_order", "card_order", "content_words",
-    "needs_transform", "structural_violation", "value_from_spoken",
+    "needs_transform", "plain_forms", "pointers", "rank", "structural_violation", "vague_phrases", "value_from_spoken",
 ]

@@ -16,17 +16,16 @@ from typing import Any
 from miscue.host import Adapter, Extra, Mismatch, NotExecutable
 from miscue.briefs import Materials, Option, Requirement, WriterBrief
 from miscue.canonical import canonical_json, content_hash
-from miscue.language import Member
+from miscue.language import Member, SlotDomain, words
+from miscue.planning.materials import ambiguous_words, companions, plain_forms, pointers, said_form, vague_phrases
 from miscue.schema import FaultSpec, GroundTruth, Intent, IntentGraph
 from miscue.taxonomy import ExtractionClass, FaultType, SlotFacts, applicable, fault_type
 
-POINTERS = ("the usual one", "the same one as last time", "that one", "the one I mentioned before")
-VAGUE_WORDS = ("a better", "a reasonable", "a decent", "a nicer")
 OFF_TOPICS = (
-    "my sister's wedding last weekend",
-    "the half marathon I am training for",
-    "the garden I have been planting this spring",
-    "the new puppy my neighbours just adopted",
+    "my sister's wedding", "the half marathon I am training for", "my vegetable garden", "the neighbours' new puppy",
+    "our kitchen renovation", "my book club", "the weather this week", "my daughter's school play", "a camping trip",
+    "learning to bake bread", "my new job", "the football season", "my grandmother's birthday", "a pottery class",
+    "the traffic on my commute", "a documentary I watched",
 )
 MAX_FORMS = 24  # other ways of saying one value, shown to a model
 MAX_OPTIONS = 12  # other legal values of one requirement, shown to the extractors
@@ -75,10 +74,12 @@ class PlanError(Exception):
 class Planner:
     """Plans single-fault cells on graph roots of one adapter."""
 
-    def __init__(self, adapter: Adapter) -> None:
+    def __init__(self, adapter: Adapter, identity: bool = True) -> None:
         self.adapter = adapter
+        self.identity = identity  # the customer says who they are, as the host's users do
         self._facts: dict[str, list[SlotFacts]] = {}
         self._alts: dict[tuple[str, str], list[tuple[Any, GroundTruth]]] = {}
+        self._reqs: dict[tuple[str, bool], list[Requirement]] = {}
 
     # ------------------------------------------------------------------ slot knowledge
     def facts(self, intent: Intent, truth: GroundTruth) -> list[SlotFacts]:
@@ -110,27 +111,42 @@ class Planner:
         return self.adapter.spoken_value(intent, slot, value)
 
     def requirements(self, intent: Intent, options: bool = False) -> list[Requirement]:
-        """The true requirements in the domain's words, each with the other ways customers say
-        its value; with ``options`` (the extractors' view) also every other legal value."""
+        """The true requirements in the domain's words, each with its role and the other ways
+        customers say its value. The writer's view (default) lists only the forms that name the
+        true value alone (a form another legal value shares would say something else); the
+        extractors' view (``options``) lists every form and every other legal value."""
+        key = (intent.intent_id, options)
+        if key not in self._reqs:
+            self._reqs[key] = self._requirements(intent, options)
+        return self._reqs[key]
+
+    def _requirements(self, intent: Intent, options: bool) -> list[Requirement]:
         domains = self.adapter.grounder(intent).domains
         out = []
         for c in intent.conditions:
             d = domains[c.slot]
             spoken = self.spoken(intent, c.slot, c.value)
-            says = [f for f in d.true_value.forms if f != spoken][:MAX_FORMS]
-            parts = [self._part(p) for p in d.parts if p.key in d.true_value.members]
+            forms = d.true_value.forms if options else plain_forms(d, d.true_value)
+            says = [f for f in forms if f != spoken][:MAX_FORMS]
+            parts = [self._part(p, d, plain=not options) for p in d.parts if p.key in d.true_value.members]
             if d.parts:  # a list's other legal values, part by part (another card, another flight)
                 alts = [self._part(p) for p in d.parts if p.key not in d.true_value.members][:MAX_OPTIONS]
             else:
                 alts = [Option(say=v.spoken, also=list(v.forms[1:MAX_FORMS + 1])) for v in d.values[1:MAX_OPTIONS + 1]]
             out.append(Requirement(slot=c.slot, phrase=self.adapter.slot_phrase(intent, c.slot), spoken=spoken,
                                    ordered=self.adapter.is_ordered_slot(intent, c.slot), says=says, parts=parts,
-                                   options=alts if options else []))
+                                   options=alts if options else [], role=self.adapter.role(intent, c.slot)))
         return out
 
     @staticmethod
-    def _part(p: Member) -> Option:
-        return Option(say=p.forms[0], also=list(p.forms[1:MAX_FORMS + 1]), partly=list(p.weak[:4]))
+    def _part(p: Member, d: SlotDomain | None = None, plain: bool = False) -> Option:
+        """One part of a list value as customers say it; ``plain``: only the forms no other part
+        of the requirement's legal values shares (the writer's view)."""
+        also = list(p.forms[1:])
+        if plain and d is not None:
+            shared = {words(f) for q in d.parts if q.key != p.key for f in (*q.forms, *q.weak)}
+            also = [f for f in also if words(f) not in shared]
+        return Option(say=p.forms[0], also=also[:MAX_FORMS], partly=list(p.weak[:4]))
 
     def distinctive(self, intent: Intent, slot: str) -> bool:
         """The slot's spoken value neither contains nor is contained in another requirement's."""
@@ -143,25 +159,44 @@ class Planner:
                 return False
         return True
 
-    def companion(self, intent: Intent, slot: str) -> str:
-        """Something the target's value could also attach to, that is not itself a requirement."""
-        phrase = self.adapter.slot_phrase(intent, slot)
-        if " new " in phrase:
-            return phrase.replace(" new ", " old ", 1)
-        return f"the other {phrase.split(' ')[-1]}"
+    def companions(self, intent: Intent, slot: str) -> list[tuple[str, str]]:
+        """What the target's value can attach to besides its own requirement (a part named by
+        another requirement, a negated requirement, the item the customer has now), each read
+        back as a structural ambiguity by the grounder (:func:`~miscue.planning.materials.companions`)."""
+        reqs = self.requirements(intent)
+        target = next((r for r in reqs if r.slot == slot), None)
+        if target is None:
+            return []
+        siblings = [(r.slot, said_form([r.spoken, *r.says], r.role.noun), r.role) for r in reqs if r.slot != slot and not r.parts]
+        said = said_form([target.spoken, *target.says], target.role.noun)
+        return companions(self.adapter.grounder(intent), slot, said, target.role, siblings)
 
-    def _lexical_pairs(self, intent: Intent, truth: GroundTruth, slot: str) -> list[tuple[str, Any]]:
-        """(ambiguous word, other value): words shared by the true and another value's spoken form."""
+    def lexical(self, intent: Intent, truth: GroundTruth, slot: str) -> list[tuple[str, Any]]:
+        """(word, other value): words the host's data make fit the true value and one or two
+        others, each other one executing to another answer, all within what the extractors are
+        shown of the requirement (its forms and its first other values)."""
+        d = self.adapter.grounder(intent).domains[slot]
+        if d.parts:
+            return []
+        alts = {canonical_json(v): v for v, _ in self.alternatives(intent, truth, slot)}
+        shown = {v.key for v in d.values[1:MAX_OPTIONS + 1]}
+        own = [w for w in d.true_value.forms[:MAX_FORMS + 1]]
+        out = []
+        for word, other in ambiguous_words(self.adapter.grounder(intent), d, set(alts) & shown):
+            o = d.value(other)
+            if word in own and o is not None and word in o.forms[:MAX_FORMS + 1]:
+                out.append((word, alts[other]))
+        return out
+
+    def pointers(self, intent: Intent, slot: str) -> list[str]:
+        return pointers(self.adapter.role(intent, slot))
+
+    def vague(self, intent: Intent, slot: str) -> list[str]:
         cond = intent.condition(slot)
         if cond is None:
             return []
-        true_words = content_words(self.spoken(intent, slot, cond.value))
-        out = []
-        for value, _ in self.alternatives(intent, truth, slot):
-            shared = [w for w in true_words if w in content_words(self.spoken(intent, slot, value))]
-            if shared and len(shared) < len(true_words):
-                out.append((" ".join(shared), value))
-        return out
+        return vague_phrases(self.adapter.role(intent, slot), cond.value, self.adapter.current_value(intent, slot),
+                             self.adapter.grounder(intent), slot)
 
     # ------------------------------------------------------------------------ cells
     def cells(self, graph: IntentGraph, types: list[str]) -> list[CellPlan]:
@@ -205,8 +240,14 @@ class Planner:
             slots = [s for s in slots if self.alternatives(root, truth, s)]
             return (slots, "") if slots else ([], "no_plausible_wrong_value")
         if ft.id == "lexical_ambiguity":
-            slots = [s for s in slots if self._lexical_pairs(root, truth, s)]
+            slots = [s for s in slots if self.lexical(root, truth, s)]
             return (slots, "") if slots else ([], "no_word_with_two_senses")
+        if ft.id == "vagueness_subjectivity":
+            slots = [s for s in slots if self.vague(root, s)]
+            return (slots, "") if slots else ([], "no_vague_description")
+        if ft.id == "syntactic_ambiguity":
+            slots = [s for s in slots if self.companions(root, s)]
+            return (slots, "") if slots else ([], "no_attachment_site")
         return slots, ""
 
     # --------------------------------------------------------------------- attempts
@@ -221,7 +262,8 @@ class Planner:
         plan = AttemptPlan(
             brief=WriterBrief(benchmark=graph.benchmark, context=self.adapter.context_line(root),
                               request=self.adapter.request_phrase(root), requirements=self.requirements(root),
-                              fault_type=ft.id, target=target, attempt=attempt),
+                              fault_type=ft.id, target=target, attempt=attempt, acts=self.adapter.acts(root),
+                              identity=self.adapter.identity(root) if self.identity else None),
             component=FaultSpec(fault_type=ft.id, target=target),
             extraction=self.requirements(root, options=True),
         )
@@ -231,18 +273,21 @@ class Planner:
             setattr(materials, key, self.spoken(root, target, value))  # type: ignore[arg-type]
             plan.values[key] = value
         elif ft.id == "referential_ambiguity":
-            materials.pointer = POINTERS[turn % len(POINTERS)]
+            found = self.pointers(root, target)  # type: ignore[arg-type]
+            materials.pointer = found[turn % len(found)]
         elif ft.id == "vagueness_subjectivity":
-            materials.vague_word = VAGUE_WORDS[turn % len(VAGUE_WORDS)]
+            found = self.vague(root, target)  # type: ignore[arg-type]
+            materials.vague_word = found[turn % len(found)]
         elif ft.id == "lexical_ambiguity":
-            pairs = self._lexical_pairs(root, truth, target)  # type: ignore[arg-type]
+            pairs = self.lexical(root, truth, target)  # type: ignore[arg-type]
             word, other = pairs[turn % len(pairs)]
             cond = root.condition(target)  # type: ignore[arg-type]
             materials.ambiguous_word = word
             materials.senses = [self.spoken(root, target, cond.value), self.spoken(root, target, other)]  # type: ignore[union-attr,arg-type]
             plan.values["other_sense"] = other
         elif ft.id == "syntactic_ambiguity":
-            materials.companion = self.companion(root, target)  # type: ignore[arg-type]
+            companion, modifier = self.companions(root, target)[turn % len(self.companions(root, target))]  # type: ignore[arg-type]
+            materials.companion, materials.modifier = companion, modifier
         elif ft.extraction == ExtractionClass.extras:
             extras = self.adapter.extras(root)
             plan.extra = extras[turn % len(extras)]

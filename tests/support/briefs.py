@@ -3,19 +3,26 @@ per fault type: the fixtures of the offline-model and card tests (independent of
 
 from __future__ import annotations
 
-from miscue.briefs import ExtractionInput, Materials, Option, Requirement, WriterBrief
+from miscue.briefs import Act, ExtractionInput, Identity, Materials, Option, Requirement, Role, WriterBrief
 
 RETAIL = dict(
     benchmark="tau2-retail",
     context="You are a customer of an online store, chatting with its customer service agent.",
     request="exchange an item from a delivered order",
     requirements=[
-        Requirement(slot="order_id", phrase="the order", spoken="#W2378156"),
-        Requirement(slot="old_item", phrase="the item to exchange", spoken="the mechanical keyboard"),
-        Requirement(slot="new_switch_type", phrase="the new switch type", spoken="clicky"),
-        Requirement(slot="new_size", phrase="the new keyboard size", spoken="full size", ordered=True),
-        Requirement(slot="payment_method_id", phrase="the payment method", spoken="my credit card ending in 7447"),
+        Requirement(slot="order_id", phrase="the order", spoken="#W2378156", role=Role(kind="order", noun="order", act="x")),
+        Requirement(slot="old_item", phrase="the item to exchange", spoken="the mechanical keyboard",
+                    parts=[Option(say="mechanical keyboard")], role=Role(kind="items", noun="items", act="x")),
+        Requirement(slot="new_switch_type", phrase="the switch type of the new mechanical keyboard", spoken="clicky",
+                    role=Role(kind="option", noun="switch type", of="mechanical keyboard", part=0, act="x")),
+        Requirement(slot="new_size", phrase="the size of the new mechanical keyboard", spoken="full size", ordered=True,
+                    role=Role(kind="option", noun="size", of="mechanical keyboard", part=0, act="x")),
+        Requirement(slot="payment_method_id", phrase="the payment method", spoken="my credit card ending in 7447",
+                    role=Role(kind="payment", noun="payment method", act="x")),
     ],
+    acts=[Act(label="x", kind="exchange", say="exchange an item from a delivered order")],
+    identity=Identity(name="Yusuf Rossi", facts={"zip": "19122", "email": "yusuf.rossi7301@example.com"},
+                      ways=[["name", "zip"], ["email"]]),
 )
 RETAIL_PLANS = {
     "indirect_intent": (None, {}),
@@ -27,9 +34,9 @@ RETAIL_PLANS = {
     "irrelevant_information": (None, {"extra": "I'd prefer the replacement to have a white backlight"}),
     "lexical_ambiguity": ("payment_method_id", {"ambiguous_word": "my card",
                                                 "senses": ["my credit card ending in 7447", "my gift card"]}),
-    "syntactic_ambiguity": ("new_switch_type", {"companion": "the old switch type"}),
+    "syntactic_ambiguity": ("new_switch_type", {"companion": "the old mechanical keyboard", "modifier": "with clicky switches"}),
     "referential_ambiguity": ("old_item", {"pointer": "the usual one"}),
-    "vagueness_subjectivity": ("new_size", {"vague_word": "a comfortable"}),
+    "vagueness_subjectivity": ("new_size", {"vague_word": "a decent size"}),
 }
 
 AIRLINE = dict(
@@ -37,11 +44,16 @@ AIRLINE = dict(
     context="You are a passenger talking to an airline's customer service agent about an existing booking.",
     request="change the flights on a reservation",
     requirements=[
-        Requirement(slot="reservation_id", phrase="the reservation", spoken="4WQ150"),
-        Requirement(slot="new_date", phrase="the new travel date", spoken="May 24", ordered=True),
-        Requirement(slot="cabin_class", phrase="the cabin", spoken="business"),
-        Requirement(slot="payment_id", phrase="the payment method", spoken="my Visa card ending in 2051"),
+        Requirement(slot="reservation_id", phrase="the reservation", spoken="4WQ150",
+                    role=Role(kind="reservation", noun="reservation", act="y")),
+        Requirement(slot="new_date", phrase="the new travel date", spoken="May 24", ordered=True,
+                    role=Role(kind="flights", noun="flights", act="y")),
+        Requirement(slot="cabin_class", phrase="the cabin", spoken="business", role=Role(kind="cabin", noun="cabin", act="y")),
+        Requirement(slot="payment_id", phrase="the payment method", spoken="my Visa card ending in 2051",
+                    role=Role(kind="payment", noun="payment method", act="y")),
     ],
+    acts=[Act(label="y", kind="change_flights", say="change the flights on a reservation")],
+    identity=Identity(name="Ana Silva", facts={"user id": "ana_silva_4512"}, ways=[["user id"]]),
 )
 AIRLINE_PLANS = {
     "indirect_intent": (None, {}),
@@ -54,8 +66,8 @@ AIRLINE_PLANS = {
     "lexical_ambiguity": ("payment_id", {"ambiguous_word": "my Visa",
                                          "senses": ["my Visa card ending in 2051", "my Visa debit card"]}),
     "syntactic_ambiguity": ("cabin_class", {"companion": "the other cabin"}),
-    "referential_ambiguity": ("reservation_id", {"pointer": "the one I booked last week"}),
-    "vagueness_subjectivity": ("new_date", {"vague_word": "a convenient"}),
+    "referential_ambiguity": ("reservation_id", {"pointer": "the reservation I mentioned"}),
+    "vagueness_subjectivity": ("cabin_class", {"vague_word": "a nicer cabin"}),
 }
 
 DOMAINS = {"retail": (RETAIL, RETAIL_PLANS), "airline": (AIRLINE, AIRLINE_PLANS)}
@@ -85,6 +97,7 @@ FORM = {
 
 
 def extraction_input(brief: WriterBrief, text: str) -> ExtractionInput:
-    reqs = [r.model_copy(update={"says": FORM[r.slot][0], "options": [Option(say=say, also=also) for say, also in FORM[r.slot][1]]})
+    reqs = [r.model_copy(update={"says": FORM[r.slot][0],
+                                 "options": [Option(say=say, also=also) for say, also in FORM[r.slot][1]]})
             for r in brief.requirements]
     return ExtractionInput(context=brief.context, request=brief.request, requirements=reqs, text=text)

@@ -90,7 +90,7 @@ def test_card_renders_with_the_brief_embedded(domain, fault_type):
 
 def test_card_text_follows_the_plan():
     fe, _ = render_writer(make_brief("retail", "factual_error"))
-    assert 'wrong value "tactile"' in user(fe) and "the new switch type" in user(fe)
+    assert 'wrong value "tactile"' in user(fe) and "the switch type of the new mechanical keyboard" in user(fe)
     fp, _ = render_writer(make_brief("airline", "false_presupposition"))
     assert 'settle for "economy"' in user(fp) and '"business"' in user(fp)
     lex, _ = render_writer(make_brief("retail", "lexical_ambiguity"))

@@ -1,13 +1,16 @@
-"""The embedded offline writer (DESIGN section 8): a deterministic baseline, not a model.
+"""The embedded offline writer (DESIGN section 8): a deterministic baseline that writes like a
+customer, not a model.
 
 ``write(brief)`` realises the fault card's operation from the brief alone (:mod:`.single`, one
 fault type per message); ``write_composite(briefs)`` realises several in one message and
 ``write_transform(text, briefs)`` is the second, transformation-only pass (:mod:`.composite`).
-``write_plain(brief)`` states the request and every requirement accurately. The sentence frames
-they share are in :mod:`.frames`.
+``write_plain(brief)`` states the request and every requirement accurately.
 
-Every sentence frame is host-agnostic: the host's domain enters only through the brief's own
-words. The texts are honest baselines for running and testing the pipeline, not corpora.
+A message is said the way the host's customers say it (:mod:`.message`): who they are
+(:mod:`.identity`), each act by a sentence plan of its kind (:mod:`.orders`, :mod:`.trips`,
+:mod:`.shop`), each value in one of the ways customers say it (:mod:`.says`, in the English of
+:mod:`.phrases`). Every choice is seeded by the brief and its attempt (:mod:`.voice`), so a
+rebuild writes the same bytes.
 """
 
 from __future__ import annotations
