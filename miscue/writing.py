@@ -26,6 +26,7 @@ from miscue.briefs import FLAWS, BlindExtraction, ExtractionInput, TargetedExtra
 from miscue.llm import parse_json_reply
 from miscue import taxonomy
 from miscue.taxonomy import FAULT_TYPES, WHOLE_MESSAGE_TYPES
+from miscue.writer_view import sentences, shared_value, word_budget, writer_view
 
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 FRAME = "writer.j2"
@@ -89,11 +90,16 @@ class PromptSet:
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
     def render_writer(self, brief: WriterBrief) -> tuple[Messages, str]:
+        """The cards read the writer's view of the brief (plain names, the length rule of the
+        text checks); the ``<brief>`` JSON is the brief itself."""
         card = card_path(brief.fault_type)
-        target = brief.requirement(brief.target)
-        others = [r for r in brief.requirements if target is None or r.slot != target.slot]
-        messages = self._two_part(FRAME, card=card, brief=brief, t=target, m=brief.materials,
-                                  others=others, brief_json=brief.model_dump_json())
+        view = writer_view(brief)
+        target = view.requirement(view.target)
+        others = [r for r in view.requirements if target is None or r.slot != target.slot]
+        shared = [view.requirement(r.slot) for r in shared_value(brief)]
+        messages = self._two_part(FRAME, card=card, brief=view, t=target, m=view.materials, others=others,
+                                  shared=shared, max_words=word_budget(brief), sentences=sentences(brief),
+                                  brief_json=brief.model_dump_json())
         return messages, self.card_version(brief.fault_type)
 
     def render_blind(self, inp: ExtractionInput) -> tuple[Messages, str]:
@@ -122,7 +128,7 @@ class PromptSet:
     @staticmethod
     def _components(briefs: list[WriterBrief]) -> list[dict[str, Any]]:
         out = []
-        for b in briefs:
+        for b in (writer_view(x, hide=False) for x in briefs):
             ft = FAULT_TYPES[b.fault_type] if b.fault_type in FAULT_TYPES else None
             scope = {"added_detail": "an added detail (not one of the requirements)",
                      "operation": "the operation asked for"}.get(ft.target.value if ft else "", "the whole message")
@@ -138,7 +144,7 @@ class PromptSet:
         if len(set(types)) != len(types):
             raise ValueError(f"a composite card issues distinct fault types, got {types}")
         comps = self._components(briefs)
-        base = briefs[0]
+        base = writer_view(briefs[0], hide=False)
         noise = "contextual_irrelevance" in types
         payload = json.dumps({"components": [b.model_dump(mode="json") for b in briefs]}, ensure_ascii=False, sort_keys=True)
         messages = self._two_part(
