@@ -22,8 +22,8 @@ from typing import Any
 
 import jinja2
 
-from miscue.briefs import FLAWS, BlindExtraction, ExtractionInput, TargetedExtraction, WriterBrief
-from miscue.llm import parse_json_reply
+from miscue.briefs import FLAWS, ExtractionInput, WriterBrief
+from miscue.model_replies import parse_blind, parse_multi, parse_targeted, parse_writer
 from miscue import taxonomy
 from miscue.taxonomy import FAULT_TYPES, WHOLE_MESSAGE_TYPES
 from miscue.writer_view import sentences, shared_value, word_budget, writer_view
@@ -260,66 +260,7 @@ def composite_versions() -> dict[str, str]:
 
 
 # -- replies ---------------------------------------------------------------------------------
-
-
-def parse_blind(text: str | None) -> BlindExtraction | None:
-    """A blind answer, or None when the reply is malformed or off-schema."""
-    data = parse_json_reply(text)
-    if data is None:
-        return None
-    flaw = data.get("flaw")
-    if isinstance(flaw, str):
-        data["flaw"] = flaw.strip().lower()
-    requirement = data.get("requirement")
-    if requirement is not None and not isinstance(requirement, str):
-        return None
-    if isinstance(requirement, str) and requirement.strip().lower() in ("", "null", "none"):
-        data["requirement"] = None
-    try:
-        return BlindExtraction.model_validate({k: data[k] for k in ("flaw", "requirement") if k in data})
-    except ValueError:
-        return None
-
-
-_TARGETED_TEXT_FIELDS = ("requirement", "stated_value", "clause", "fallback", "surface",
-                         "second_reading", "detail", "operation", "span")
-
-
-def parse_targeted(text: str | None) -> TargetedExtraction | None:
-    """A targeted answer, or None when the reply is malformed or off-schema."""
-    data = parse_json_reply(text)
-    if data is None:
-        return None
-    flaw = data.get("flaw")
-    if isinstance(flaw, str):
-        data["flaw"] = flaw.strip().lower()
-    for key in _TARGETED_TEXT_FIELDS:
-        value = data.get(key)
-        if value is not None and not isinstance(value, str):
-            return None
-    stated = data.get("request_stated")
-    if stated is not None and not isinstance(stated, bool):
-        return None
-    fields = {k: data[k] for k in ("flaw", "request_stated", *_TARGETED_TEXT_FIELDS) if k in data}
-    try:
-        return TargetedExtraction.model_validate(fields)
-    except ValueError:
-        return None
-
-
-def parse_multi(text: str | None) -> list[BlindExtraction] | None:
-    """A multi-flaw blind answer (``{"flaws": [...]}``), or None when malformed or off-schema.
-    Duplicate entries are folded; an entry with class ``none`` is dropped."""
-    data = parse_json_reply(text)
-    if data is None or not isinstance(data.get("flaws"), list):
-        return None
-    out: list[BlindExtraction] = []
-    for item in data["flaws"]:
-        if not isinstance(item, dict):
-            return None
-        found = parse_blind(json.dumps(item))
-        if found is None:
-            return None
-        if found.flaw != "none" and found not in out:
-            out.append(found)
-    return out
+# tolerant, typed reading of the models' replies: :mod:`miscue.model_replies`
+__all__ = ["parse_blind", "parse_targeted", "parse_multi", "parse_writer", "PromptSet", "prompts", "render_writer",
+           "render_blind", "render_targeted", "render_composite", "render_transform", "render_multi", "render_component",
+           "card_versions", "composite_versions", "composite_word_budget", "card_path"]

@@ -263,7 +263,8 @@ def test_parse_targeted():
     assert found is not None and (found.requirement, found.clause, found.fallback) == (
         "cabin_class", "since business is gone", "economy")
     assert parse_targeted('{"flaw": "oblique", "request_stated": false}').request_stated is False
-    assert parse_targeted('{"flaw": "oblique", "request_stated": "no"}') is None
+    assert parse_targeted('{"flaw": "oblique", "request_stated": "no"}').request_stated is False
+    assert parse_targeted('{"flaw": "oblique", "request_stated": "maybe"}') is None
     assert parse_targeted('{"flaw": "substituted", "stated_value": ["a", "b"]}') is None
     assert parse_targeted('{"flaw": "bogus"}') is None
     assert parse_targeted("nothing") is None
