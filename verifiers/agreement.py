@@ -27,7 +27,8 @@ def overlap(a: str | None, b: str | None) -> float:
 
 
 def same_value(a: str | None, b: str | None) -> bool:
-    na, nb = norm(a or ""), norm(b or "")
+    """Word-wise equal or contained; a "$" or "#" is no difference ("100" / "$100", "W123" / "#W123")."""
+    na, nb = (norm(x or "").replace("$", "").replace("#", "") for x in (a, b))
     return bool(na and nb) and (na == nb or f" {na} " in f" {nb} " or f" {nb} " in f" {na} ")
 
 
