@@ -95,6 +95,8 @@ class PromptSet:
         card = card_path(brief.fault_type)
         view = writer_view(brief)
         target = view.requirement(view.target)
+        if target is not None and sum(1 for r in view.requirements if r.phrase == target.phrase) > 1:
+            target = target.model_copy(update={"phrase": f'{target.phrase} ("{target.spoken}")'})  # which of the twins
         others = [r for r in view.requirements if target is None or r.slot != target.slot]
         shared = [view.requirement(r.slot) for r in shared_value(brief)]
         messages = self._two_part(FRAME, card=card, brief=view, t=target, m=view.materials, others=others,

@@ -26,9 +26,18 @@ def overlap(a: str | None, b: str | None) -> float:
     return len(wa & wb) / min(len(wa), len(wb))
 
 
+def _value_words(text: str | None) -> str:
+    """A quoted value's words; "$", "#" and a plural "s" make no difference ("$100" / "100",
+    "#W123" / "W123", "1 checked bags" / "1 checked bag")."""
+    out = []
+    for w in norm(text or "").replace("$", "").replace("#", "").split():
+        out.append(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w)
+    return " ".join(out)
+
+
 def same_value(a: str | None, b: str | None) -> bool:
-    """Word-wise equal or contained; a "$" or "#" is no difference ("100" / "$100", "W123" / "#W123")."""
-    na, nb = (norm(x or "").replace("$", "").replace("#", "") for x in (a, b))
+    """Word-wise equal, or one contained in the other."""
+    na, nb = _value_words(a), _value_words(b)
     return bool(na and nb) and (na == nb or f" {na} " in f" {nb} " or f" {nb} " in f" {na} ")
 
 

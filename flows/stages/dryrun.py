@@ -102,7 +102,8 @@ def load_hosts(benchmarks: Iterable[str] = BENCHMARKS) -> dict[str, Host]:
 
 
 def choose_cells(hosts: dict[str, Host], per_type: dict[str, int] = PER_TYPE) -> list[Cell]:
-    """Every type on every host, ``per_type`` cells each, spread over its planned cells."""
+    """Every type on every host, ``per_type`` cells each, spread over its planned cells (each
+    type from another starting graph)."""
     out = []
     for b, host in hosts.items():
         planned: dict[str, list[tuple[IntentGraph, CellPlan]]] = defaultdict(list)
@@ -110,10 +111,11 @@ def choose_cells(hosts: dict[str, Host], per_type: dict[str, int] = PER_TYPE) ->
             for c in host.planner.cells(g, list(FAULT_TYPES)):
                 if c.status == "planned":
                     planned[c.fault_type].append((g, c))
-        for ft in FAULT_TYPES:
+        for k, ft in enumerate(FAULT_TYPES):
             pool, n = planned.get(ft, []), per_type.get(b, 1)
+            start = (k * len(pool)) // len(FAULT_TYPES)  # each type starts elsewhere: many graphs, many shapes
             for i in range(min(n, len(pool))):
-                g, c = pool[(i * len(pool)) // n]
+                g, c = pool[(start + (i * len(pool)) // n) % len(pool)]
                 out.append(Cell(b, g, c, host.planner))
     return out
 

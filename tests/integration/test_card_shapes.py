@@ -89,6 +89,11 @@ def test_every_card_for_every_request_shape_follows_one_set_of_rules(all_briefs)
                 problems.append(f"{where}: the card forbids an aside, the material is one: {extra!r}")
             if brief.fault_type == "tool_capability_mismatch" and f'Do not state the true request ("{brief.request}")' in user:
                 problems.append(f"{where}: the whole request is forbidden, but its other parts must be asked for")
+            # the card names its target so that no other requirement answers to the name
+            target = brief.requirement(brief.target)
+            if target is not None and sum(1 for r in brief.requirements if r.phrase == target.phrase) > 1 \
+                    and f'{target.phrase} ("{target.spoken}")' not in user:
+                problems.append(f"{where}: the target {target.phrase!r} is named like another requirement")
             # a value the card hides never stands in another requirement's name
             target = brief.requirement(brief.target)
             cls = fault_type(brief.fault_type).extraction
