@@ -8,6 +8,7 @@
 Files live in ``tests/data/dryrun/`` (``--data`` elsewhere); the README there describes them and
 the reply format. ``render-writer`` fixes the cell set (``cells.jsonl``); the other steps replan
 exactly those cells, so a changed card shows up as stale replies, never as a different set.
+Run from the repository root with ``PYTHONPATH=.`` (the worktree's code, not the venv's install).
 """
 
 from __future__ import annotations
@@ -18,9 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from flows.stages import dryrun  # noqa: E402
+from flows.stages import dryrun
 
 
 def render_writer(data: Path) -> None:
