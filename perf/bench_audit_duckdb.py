@@ -25,7 +25,8 @@ CODES = ["admitted", "text:too_long", "agree:flaw_mismatch", "agree:slot_mismatc
          "text:true_value_still_present", "extract:unparseable"]
 QUERIES = {
     "funnel by benchmark, type, stage": "select benchmark, fault_types[1] t, stage, count(*) from a group by all",
-    "cell rejection rate per type": "select t, avg(rej::int) from (select fault_types[1] t, cell_id, bool_and(not admitted) rej from a group by all) group by t",
+    "cell rejection rate per type": "select t, avg(rej::int) from (select fault_types[1] t, cell_id, "
+                                    "bool_and(not admitted) rej from a group by all) group by t",
     "top verdict codes": "select code, count(*) n from a where not admitted group by code order by n desc limit 10",
     "full text scan": "select count(*) from a where text like '%refund%'",
 }

@@ -77,7 +77,8 @@ def main(argv: list[str] | None = None) -> int:
 
     clusters = {s.cluster for _, s in specs}
     mean_cluster = statistics.mean(len(adapter.catalogue.load_cluster(c)) for c in clusters)
-    print(f"catalogue: {adapter.data_dir}  ({adapter.catalogue.products_loaded} products, {len(adapter.catalogue.clusters)} clusters, "
+    print(f"catalogue: {adapter.data_dir}  ({adapter.catalogue.products_loaded} products, "
+          f"{len(adapter.catalogue.clusters)} clusters, "
           f"{len(adapter.catalogue.goals)} goals; type factor {adapter.type_factor})")
     print(f"load {load_s * 1000:.0f} ms; graphs {len(build.graphs)} built in {build_s:.2f} s; "
           f"{len(intents)} intents over {len(clusters)} clusters (mean cluster {mean_cluster:.1f} products)")

@@ -194,8 +194,12 @@ class ChangeFlights(WriteKind):
             res = find_reservation(db, rid)
             if res is None:
                 continue
-            itineraries = [given["flights"]] if "flights" in given else _itineraries(db, _segments(res["flights"]), one_change=False)
-            for cabin, flights, pay in cartesian([pick(given, "cabin", CABINS), itineraries, pick(given, "payment", db.payment_ids(customer))]):
+            itineraries = (
+                [given["flights"]] if "flights" in given
+                else _itineraries(db, _segments(res["flights"]), one_change=False)
+            )
+            for cabin, flights, pay in cartesian([pick(given, "cabin", CABINS), itineraries,
+                                                  pick(given, "payment", db.payment_ids(customer))]):
                 chosen = {"reservation": rid, "cabin": cabin, "flights": flights, "payment": pay}
                 out.append(({"reservation_id": rid, "cabin": cabin, "flights": flights, "payment_id": pay}, chosen))
         return out
@@ -311,4 +315,6 @@ class Certificate(WriteKind):
         return [a for a in (given["amount"] - 50, given["amount"] + 50) if a > 0] if field == "amount" else []
 
 
-AIRLINE_KINDS: tuple[WriteKind, ...] = (Book(), ChangeFlights(), ChangeBags(), ChangePassengers(), CancelReservation(), Certificate())
+AIRLINE_KINDS: tuple[WriteKind, ...] = (
+    Book(), ChangeFlights(), ChangeBags(), ChangePassengers(), CancelReservation(), Certificate(),
+)

@@ -213,6 +213,16 @@ def own_forms(name: str, value: str, anchors: tuple[str, ...] = ()) -> tuple[lis
     return own, partial
 
 
+def _pack_totals(value: str, anchors: tuple[str, ...]) -> list[str]:
+    """A pack said by what it holds in all: "12 count (pack of 2)" is "24 bars"."""
+    pack = _PACK.match(value)
+    m = _AMOUNT.match(pack.group(1).replace("-", " ")) if pack else None
+    if pack is None or m is None or m.group(2) not in vocab.UNITS:
+        return []
+    total = float(m.group(1)) * int(pack.group(2))
+    return _amount_forms(f"{total:g} {m.group(2)}", anchors)
+
+
 def _amount_forms(v: str, anchors: tuple[str, ...]) -> list[str]:
     """"12 ounce" = "12 oz"; "3-tier" = "3 shelves"; "40 count" = "40 bags", "40 ct"."""
     m = _AMOUNT.match(v.replace("-", " "))
@@ -248,6 +258,11 @@ def option_values(name: str, values: list[str], anchors: tuple[str, ...], exclud
     owns; words shared by most values (the option's head: "roast", "height") name the option
     instead, and so do words of the intent's other requirements (``exclude``)."""
     built = [own_forms(name, v, anchors) for v in values]
+    # a pack said by what it holds in all ("3.4 oz" for "1.7 fl oz (pack of 2)") is its own form, unless
+    # it is word for word another value's label (the store's own "3.4 fl oz" names that one)
+    labels = {words(v.replace(" | ", "/")) for v in values}
+    for own, _ in built:
+        own += [f for f in _pack_totals(own[1], anchors) if words(f) not in labels]
     owned: dict[tuple[str, ...], set[int]] = {}
     for i, (own, _) in enumerate(built):
         for f in own:

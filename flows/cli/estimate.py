@@ -16,10 +16,13 @@ from miscue.config import CompositeConfig, GenerateConfig, parse_ks
 
 @app.command()
 def estimate(
-    benchmark: Optional[list[str]] = typer.Option(None, "--benchmark", "-b", help="repeatable; default: every registered benchmark"),
-    fault_type_: Optional[list[str]] = typer.Option(None, "--fault-type", "-t", help="restrict to these fault types (repeatable)"),
+    benchmark: Optional[list[str]] = typer.Option(None, "--benchmark", "-b",
+                                                  help="repeatable; default: every registered benchmark"),
+    fault_type_: Optional[list[str]] = typer.Option(None, "--fault-type", "-t",
+                                                    help="restrict to these fault types (repeatable)"),
     attempts: int = typer.Option(4, min=1, help="attempts per cell"),
-    composite: Optional[str] = typer.Option(None, "--composite", help="include composites of these k, e.g. 2,4 (as `build --composite`)"),
+    composite: Optional[str] = typer.Option(None, "--composite",
+                                            help="include composites of these k, e.g. 2,4 (as `build --composite`)"),
     llm_config: Optional[Path] = LLM_CONFIG,
     price: Optional[float] = PRICE,
     as_json: bool = AS_JSON,

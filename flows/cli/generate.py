@@ -33,7 +33,8 @@ def _table(s: dict[str, Any]) -> Table:
 def generate(
     benchmark: list[str] = typer.Option(list(ADAPTERS), "--benchmark", "-b", help="repeatable"),
     attempts: int = typer.Option(4, min=1, help="attempts per cell"),
-    fault_type_: Optional[list[str]] = typer.Option(None, "--fault-type", "-t", help="restrict to these fault types (repeatable)"),
+    fault_type_: Optional[list[str]] = typer.Option(None, "--fault-type", "-t",
+                                                    help="restrict to these fault types (repeatable)"),
     llm_config: Optional[Path] = LLM_CONFIG,
     max_cost: Optional[float] = MAX_COST,
     price: Optional[float] = PRICE,

@@ -30,6 +30,7 @@ from flows.stages.verify import Verification, check_claim, task_intent, verify
 from miscue.errors import BadInput, MiscueError
 from miscue.host import Adapter
 from miscue.llm import Gateway
+from miscue.schema import Intent
 
 
 class Carried(BaseModel):
@@ -70,6 +71,7 @@ def load_set(path: Path) -> list[LabelledRequest]:
     except OSError as exc:
         raise BadInput(f"cannot read the labelled set {path}: {exc.strerror or exc}") from None
     adapters: dict[str, Adapter] = {}
+    intents: dict[tuple[str, str], Intent] = {}  # a task's intent is lifted once, however many lines use it
     for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -83,7 +85,8 @@ def load_set(path: Path) -> list[LabelledRequest]:
             raise BadInput(f"{where}: {problems}") from None
         try:
             adapter = adapters.get(item.benchmark) or adapters.setdefault(item.benchmark, adapter_for(item.benchmark))
-            intent, _ = task_intent(adapter, item.task_id)
+            key = (item.benchmark, item.task_id)
+            intent = intents[key] if key in intents else intents.setdefault(key, task_intent(adapter, item.task_id)[0])
             check_claim(intent, item.task_id, item.claimed_type, item.slot)
         except MiscueError as exc:
             raise BadInput(f"{where}: {exc}") from None

@@ -27,9 +27,11 @@ def announcement(adapter: Adapter, graph: IntentGraph, child_index: int) -> str:
         slots = [d["slot"] for d in edge.delta.get("removed", [])]
         return "Actually, " + " and ".join(adapter.slot_phrase(root, s) for s in slots) + " doesn't matter after all."
     if edge.operator == Operator.refine:
-        parts = [f"{adapter.slot_phrase(child.intent, d['slot'])} needs to be {adapter.spoken_value(child.intent, d['slot'], d['value'])}"
+        parts = [f"{adapter.slot_phrase(child.intent, d['slot'])} needs to be "
+                 f"{adapter.spoken_value(child.intent, d['slot'], d['value'])}"
                  for d in edge.delta.get("added", [])]
         return "Also, " + " and ".join(parts) + "."
-    parts = [f"{adapter.slot_phrase(root, s)} {adapter.spoken_value(child.intent, s, new)} instead of {adapter.spoken_value(root, s, old)}"
+    parts = [f"{adapter.slot_phrase(root, s)} {adapter.spoken_value(child.intent, s, new)} "
+             f"instead of {adapter.spoken_value(root, s, old)}"
              for s, _op, old, new in edge.delta.get("changed", [])]
     return "Actually, make " + " and ".join(parts) + "."

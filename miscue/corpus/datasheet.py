@@ -7,7 +7,8 @@ from typing import Any
 
 COLUMN_DOCS: dict[str, dict[str, str]] = {
     "samples": {
-        "_": "One row per admitted sample: a request that carries the planned fault, verified by two extractors and by execution.",
+        "_": "One row per admitted sample: a request that carries the planned fault, "
+             "verified by two extractors and by execution.",
         "sample_id": "content hash of graph, fault plan and request text",
         "benchmark": "host benchmark (e.g. tau2-retail)",
         "task_id": "the host task the true intent was lifted from",
@@ -22,7 +23,8 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "gt_kind": "ground-truth kind (database states for tau2)",
         "gt_hash": "hash of the ground-truth outcome set",
         "gt_value": "the acceptable outcomes (state hashes)",
-        "shift_options": "the graph's children: operator, delta, target intent, its ground-truth hash, whether the truth moved, a scripted announcement",
+        "shift_options": "the graph's children: operator, delta, target intent, its ground-truth hash, "
+                         "whether the truth moved, a scripted announcement",
         "evidence_json": "the extractors' blind and targeted outputs and the writer's materials",
         "readings_json": "the literal reading(s) executed for admission, with their outcomes",
         "readings_executed": "how many literal readings were executed (0 is never admitted)",
@@ -52,7 +54,8 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "detail": "human-readable detail of the verdict",
     },
     "cells": {
-        "_": "One row per (graph, fault type): admitted, rejected (no admitted attempt), skipped (not applicable to this intent) or unsupported (by this host).",
+        "_": "One row per (graph, fault type): admitted, rejected (no admitted attempt), "
+             "skipped (not applicable to this intent) or unsupported (by this host).",
         "status": "admitted | rejected | skipped | unsupported",
         "code": "admitted, the last attempt's verdict code, or plan:<status>",
         "detail": "verdict detail or the skip / unsupported reason",

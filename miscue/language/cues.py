@@ -52,6 +52,8 @@ _SUBJECTIVE = (r"good|decent|reasonable|nice|comfortable|convenient|suitable|sen
                r"budget|inexpensive|pricey|fancy|premium|generous|plenty of|enough|big|small|large|huge|tiny|compact|"
                r"roomy|spacious|fair|modest|proper|solid|shortish|longish|biggish|smallish|appropriate|right|"
                r"comfy|a couple of|couple of|a few|a bunch of|several|some extra|sometime|soonish|"
+               r"(?:quite )?a lot of|lots of|loads of|tons of|a ton of|a fair (?:amount|bit) of|a good (?:amount|few) of|"
+               r"a handful of|quite a few|a good few|"
                r"a size up|a size down|one size up|one size down|up a size|down a size|a step up|a step down|"
                r"an upgrade|a downgrade|top of the line|high end|low end|entry level|mid range|midrange|"
                r"not too (?:big|small|expensive|pricey|long|short|early|late|heavy)|nothing too (?:expensive|pricey|fancy)|"
@@ -79,8 +81,13 @@ _UNAVAILABLE = (r"sold out|out of stock|unavailable|not available|no longer (?:a
                 r"(?:can't|cannot|can not|won't|will not|doesn't|don't|does not|do not|isn't|aren't|not)(?: be)?(?: \w+)? "
                 r"(?:" + _NOT_CAPABLE + r")|out of production|"
                 r"(?:can't|cannot|can not|won't|isn't|aren't|couldn't)(?: be| get| have)?(?: \w+){0,2} (?:anymore|any more|any longer)|"
+                r"not (?:a|an) \w+ (?:you|they|we) (?:accept|allow|take|offer|do)|"
+                r"(?:never|rarely|hardly ever|almost never)(?: \w+){0,3} (?:in stock|available|there)|"
                 r"used up|run out|ran out|all gone|no longer (?:possible|offered|there|an option)|"
-                r"only (?:come|comes|came|available|sold|made|offered|exists?|goes|go)|(?:is|are) only (?:available|sold|made|offered)|"
+                r"only (?:come|comes|came|available|sold|made|offered|exists?|goes|go|issue|issues|sell|sells|make|makes|"
+                r"carry|carries|stock|stocks|do|does|offer|offers)|"
+                r"(?:nobody|no one|no-one|no store|no shop|none of them|no seller|no brand)(?: \w+)? "
+                r"(?:carries|sells|makes|stocks|has|offers|does|carry|sell|make|stock|have|offer)|(?:is|are) only (?:available|sold|made|offered)|"
                 r"already (?:been )?(?:done|taken care of|processed|applied|changed|fixed|cancelled|canceled|booked|"
                 r"handled|sorted|updated|set)|(?:was|were|has been|have been) (?:taken care of|handled|done|sorted)")
 #: a premise taken for granted about a requirement ("since the clicky ones are sold out"): the
@@ -127,12 +134,23 @@ def spans(pattern: re.Pattern[str], folded: str) -> list[tuple[int, int]]:
 
 def clause_spans(pattern: re.Pattern[str], folded: str) -> list[tuple[int, int]]:
     """Each match extended to the end of its clause (a premise names its value after the verb
-    too: "you're out of that model in size 10, so ...")."""
+    too: "you're out of that model in size 10, so ..."), and back over the wish it answers when
+    it opens with "but" and speaks of that wish by a pronoun ("I'd like a fifty-dollar
+    certificate, but I read you only issue them in hundreds")."""
     out = []
     for a, b in spans(pattern, folded):
         end = _CLAUSE_END.search(folded, b)
-        out.append((a, end.start() if end else len(folded)))
+        stop = end.start() if end else len(folded)
+        if _BUT_POINTER.match(folded, a):
+            a = max((m.end() for m in _WISH_START.finditer(folded, 0, a)), default=0)
+        out.append((a, stop))
     return out
+
+
+#: a premise clause that opens with "but" and points back with a pronoun ("but they only come ...")
+_BUT_POINTER = re.compile(r"\s*but\b[^.;!?]*?\b(?:it|them|they|that|those|these|this)\b")
+#: where the wish a "but" premise answers begins: the sentence (or the part after a colon)
+_WISH_START = re.compile(r"[.;:!?]\s*")
 
 
 #: words that make a sentence a statement rather than a shorthand list: finite verbs and subjects

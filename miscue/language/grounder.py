@@ -78,6 +78,15 @@ class Grounder:
             self._siblings[slot.split(".")[0]].append(slot)
         self._cues: dict[str, list[tuple[str, ...]]] = {
             s: [w for w in {words(x) for x in (*d.names, *d.anchors)} if w] for s, d in domains.slots.items()}
+        # a payment is also named by its own operation's words ("the bag goes on gift card 6644; the
+        # flight change on the card I normally use"), those no other operation shares
+        names = {s: {w for w in (words(x) for x in d.names) if w} for s, d in domains.slots.items()}
+        for slot, d in domains.slots.items():
+            if d.instrument:
+                op = slot.split(".")[0]
+                own = {w for s in self._siblings[op] if s != slot and not domains[s].instrument for w in names[s]}
+                others = {w for s in domains.slots if s.split(".")[0] != op for w in names[s]}
+                self._cues[slot] += sorted(own - others)
 
     # ----------------------------------------------------------------------------- matching
     def _starts(self, toks: list[Token]) -> dict[int, list[Form]]:
@@ -90,12 +99,14 @@ class Grounder:
     @staticmethod
     def _match(toks: list[Token], i: int, form: tuple[str, ...]) -> int | None:
         """End index (exclusive) when ``form`` matches at token ``i``."""
-        if i + len(form) > len(toks):
-            return None
-        for k, w in enumerate(form):
-            if not close(toks[i + k].text, w):
+        k = i
+        for n, w in enumerate(form):
+            if n and k < len(toks) and toks[k].text in cues.ARTICLES and w not in cues.ARTICLES and not w[0].isdigit():
+                k += 1  # "with a mirror" says "with mirror" ("pack of the 20" is no "pack of 20")
+            if k >= len(toks) or not close(toks[k].text, w):
                 return None
-        return i + len(form)
+            k += 1
+        return k
 
     def find(self, text: str, toks: list[Token]) -> list[tuple[int, int, Form]]:
         """The matcher: every form the text says, as (first token, end token, form). This one
@@ -119,8 +130,9 @@ class Grounder:
         kept: list[tuple[int, int]] = []
         for s in spans:
             # inside a longer form, or overlapping a longer form of the same requirement ("my Visa"
-            # in "my Visa ending 7803")
-            if not any((k[0] <= s[0] and s[1] <= k[1]) or (k[0] < s[1] and s[0] < k[1] and slots[s] <= slots[k]) for k in kept):
+            # in "my Visa ending 7803"); a value inside a detail still counts ("cancel order #W527")
+            if not any((k[0] <= s[0] and s[1] <= k[1] and not (slots[k] == {None} and None not in slots[s]))
+                       or (k[0] < s[1] and s[0] < k[1] and slots[s] <= slots[k]) for k in kept):
                 kept.append(s)
         out: dict[tuple[int, int], list[Form]] = defaultdict(list)
         for i, j, f in raw:
@@ -255,11 +267,27 @@ class Grounder:
                 comparative = cues.COMPARATIVE.search(fold(text[a:b])) is not None
                 if kind == "vague" and (any(self.domains[s].ordered for s in near) or comparative):
                     near = [s for s in near if self.domains[s].ordered]  # a comparative describes an order
+                named = [s for s in near if any(span[0] <= p < span[1] for p in cue_pos.get(s, ()))]
+                near = named or near  # "the card I normally use" names what it points at
                 slots = self._attribute(span, near, ctx) if near else ()
+                if kind == "referring" and len(slots) == 1:
+                    slots = self._alike_alone(span, slots[0], near, ctx, out)
                 out.mentions.append(Mention(kind, a, b, text[a:b], slots, in_premise=any(p <= a < q for p, q in out.premises),
                                             comparative=kind == "vague" and comparative))
+        self._structure.transitions(out, ctx)  # again: "for a longer battery life" wants another than "the 4-hour ones"
         out.mentions.sort(key=lambda m: (m.start, m.end, m.kind))
         return out
+
+    def _alike_alone(self, span: tuple[int, int], slot: str, near: list[str], ctx: Context, out: Grounding) -> tuple[str, ...]:
+        """"... and add 3 checked bags. Pay with the gift card I used last time.": a pointer in a
+        sentence that gives no value stands for every requirement like the nearest one (the
+        payments of all the operations), not for the nearest alone."""
+        alike = tuple(sorted(s for s in near if s.split(".")[-1] == slot.split(".")[-1]
+                             and self.domains[s].instrument == self.domains[slot].instrument))
+        here = ctx.period[span[0]]
+        said = any(ctx.period[k] == here for m in out.mentions if m.kind in ("value", "member")
+                   for k, t in enumerate(ctx.toks) if m.start <= t.start < m.end)
+        return alike if len(alike) > 1 and not said else (slot,)
 
     @staticmethod
     def _token_span(toks: list[Token], a: int, b: int) -> tuple[int, int] | None:

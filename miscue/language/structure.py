@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from miscue.language import cues
@@ -20,6 +21,15 @@ from miscue.language.context import Context
 from miscue.language.domain import Domains
 from miscue.language.mentions import Grounding, Mention
 from miscue.language.text import close, words
+
+
+#: the words that turn what the customer has into what they want ("to economy", "for a bigger one")
+_TRANSITIONS = {"to", "into", "for"}
+
+
+#: words that leave the part after them out ("all but the kettle"), or after it ("the pet bed stays")
+_EXCEPT_BEFORE = re.compile(r"\b(?:except|excluding|but not|other than|apart from|minus|not including)(?: for)?(?: the| my)?$")
+_KEPT_AFTER = re.compile(r"(?:stays|stay|is staying|can stay|i(?:ll| will)? keep|im keeping|i am keeping)\b")
 
 
 class Structure:
@@ -39,8 +49,9 @@ class Structure:
 
     def apply(self, out: Grounding, ctx: Context) -> None:
         """Every pass, in order; requests said without a request phrase join ``out.requests``."""
-        self._transitions(out, ctx)
+        self.transitions(out, ctx)
         self._settle_identifiers(out)
+        self._excluded_parts(out, ctx)
         self._negation_scope(out, ctx)
         self._part_modifiers(out, ctx)
         self._old_and_new(out, ctx)
@@ -48,22 +59,54 @@ class Structure:
         self._names_not_values(out, ctx)
         out.requests = sorted({*out.requests, *self._elided_requests(out, ctx)})
 
-    def _transitions(self, out: Grounding, ctx: Context) -> None:
+    def transitions(self, out: Grounding, ctx: Context) -> None:
         """"Downgrade the business bookings to economy": of two values of one requirement in a
         sentence, the one after "to"/"into"/"for" is wanted, the earlier one is what the
         customer has now."""
         starts = {t.start: k for k, t in enumerate(ctx.toks)}
-        values = [m for m in out.mentions if m.kind == "value" and m.slots
+        ends = {t.end: k for k, t in enumerate(ctx.toks)}
+        wanted = [m for m in out.mentions if m.kind in ("value", "vague") and m.slots
                   and all(self.domains[s].has_current for s in m.slots)]
-        for later in values:
+        for later in wanted:
             k = starts.get(later.start)
-            if k is None or k == 0 or ctx.toks[k - 1].text not in ("to", "into", "for"):
+            if k is None or k == 0:
                 continue
             for i, earlier in enumerate(out.mentions):
-                if (earlier in values and not earlier.in_premise and set(earlier.slots) <= set(later.slots)
-                        and not set(earlier.values) & set(later.values)
-                        and earlier.end <= later.start and ctx.sentence[starts.get(earlier.start, k)] == ctx.sentence[k]):
+                e = ends.get(earlier.end)
+                if (earlier.kind != "value" or earlier not in wanted or earlier.in_premise or e is None
+                        or not set(earlier.slots) <= set(later.slots) or set(earlier.values) & set(later.values)
+                        or earlier.end > later.start or ctx.sentence[e] != ctx.sentence[k]):
+                    continue
+                # the transition word stands between them: right before the later value ("to economy"),
+                # or opening the phrase it is in ("for a pair with IPX4 and a longer battery life")
+                between = [t.text for t in ctx.toks[e + 1:k]]
+                if ctx.toks[k - 1].text in _TRANSITIONS or (later.kind == "vague" or "with" in between) and _TRANSITIONS & set(between):
                     out.mentions[i] = replace(earlier, kind="current")
+
+
+        # the wanted value names no item being given back: "exchange the IPX7 earbuds for a pair with IPX4"
+        for n in [n for n in out.mentions if n.kind == "member" and any(
+                w in wanted and (w.start, w.end) == (n.start, n.end) for w in out.mentions)]:
+            k = starts.get(n.start)
+            given = [ends[m.end] for m in out.mentions if m.kind == "member" and not m.weak and set(m.slots) == set(n.slots)
+                     and m.end <= n.start and m.end in ends and k is not None and ctx.sentence[ends[m.end]] == ctx.sentence[k]]
+            if given and _TRANSITIONS & {t.text for t in ctx.toks[min(given) + 1:k]}:
+                out.mentions.remove(n)
+
+    @staticmethod
+    def _excluded_parts(out: Grounding, ctx: Context) -> None:
+        """"Everything except the espresso machine", "the pet bed stays": a part named to be left
+        out is not one of the parts asked for."""
+        starts = {t.start: k for k, t in enumerate(ctx.toks)}
+        ends = {t.end: k for k, t in enumerate(ctx.toks)}
+        for m in [m for m in out.mentions if m.kind == "member"]:
+            a, b = starts.get(m.start), ends.get(m.end)
+            if a is None or b is None:
+                continue
+            before = " ".join(t.text for t in ctx.toks[max(0, a - 3):a])
+            after = " ".join(t.text for t in ctx.toks[b + 1:b + 4])
+            if _EXCEPT_BEFORE.search(before) or _KEPT_AFTER.match(after):
+                out.mentions.remove(m)
 
     def _negation_scope(self, out: Grounding, ctx: Context) -> None:
         """A negator's reach. "I'm not taking travel insurance": a value whose negated form the
@@ -211,14 +254,29 @@ class Structure:
                 found.append((start, first.end))
         return found
 
+    def _repeated(self, slot: str, given: set[str]) -> tuple[str, ...]:
+        """The same requirement of the other operations like ``slot``'s ("cancel#2.reason" for
+        "cancel.reason"), when ``slot``'s own value is given and theirs is not."""
+        if slot not in given:
+            return ()
+        op, _, field = slot.partition(".")
+        return tuple(s for s in self.domains.slots if s not in given and s != slot
+                     and s.partition(".")[2] == field and s.partition(".")[0].split("#")[0] == op.split("#")[0])
+
     def _settle_identifiers(self, out: Grounding) -> None:
-        """An id no candidate's truth is ("cancel XEHM4B, and cancel 3EMQJ6 too") goes to the
-        candidates whose own id the text does not already give elsewhere."""
+        """A value no candidate's truth is ("cancel XEHM4B, and cancel 3EMQJ6 too", "... also
+        cancel W627, don't need it anymore") goes to the candidates (or the like operations)
+        whose own value the text does not already give elsewhere."""
         given = {s for m in out.mentions if m.kind == "value" for s in m.slots if m.values == (self.domains[s].truth_key,)}
         for i, m in enumerate(out.mentions):
-            if m.kind != "value" or len(m.slots) < 2 or not all(self.domains[s].identifier for s in m.slots):
+            if m.kind != "value" or not m.slots or any(self.domains[s].truth_key in m.values for s in m.slots):
                 continue
-            if any(self.domains[s].truth_key in m.values for s in m.slots):
+            if len(m.slots) == 1:  # given to the nearer of two like operations, whose own value is said elsewhere
+                others = self._repeated(m.slots[0], given)
+                if others and not self.domains[m.slots[0]].instrument and any(self.domains[s].value(k) for s in others for k in m.values):
+                    out.mentions[i] = replace(m, slots=others)
+                continue
+            if not all(self.domains[s].identifier for s in m.slots):
                 continue
             left = tuple(s for s in m.slots if s not in given)
             if left and len(left) < len(m.slots):

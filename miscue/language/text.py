@@ -23,6 +23,7 @@ NUMBER_WORDS = {
     "thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
     "hundred": "100",
 }
+_TENS = {"twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"}
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.'][a-z0-9]+)*")
 _SPLIT_UNIT = re.compile(r"^(\d+(?:\.\d+)?)([a-z]+)$")  # "8gb" -> "8", "gb" (not "4k": kept whole)
 _KEEP_GLUED = {"k", "p", "st", "nd", "rd", "th", "s", "x", "d"}  # 4k, 1080p, 1st, 3x, 3d
@@ -61,7 +62,12 @@ def tokens(text: str) -> list[Token]:
         if word.endswith("'s") and len(word) > 2:
             word = word[:-2]
         word = word.replace("'", "")
-        word = NUMBER_WORDS.get(word, word)
+        number = NUMBER_WORDS.get(word)
+        if number and len(number) == 1 and out and folded[out[-1].start:out[-1].end] in _TENS \
+                and folded[out[-1].end:start] in ("-", " "):  # "thirty-four" = "34"
+            out[-1] = Token(str(int(out[-1].text) + int(number)), out[-1].start, m.end())
+            continue
+        word = number or word
         glued = _SPLIT_UNIT.match(word)
         if glued and glued.group(2) not in _KEEP_GLUED:
             num, unit = glued.group(1), glued.group(2)

@@ -92,7 +92,8 @@ def svg_chart(chart: Chart) -> str:
         for k, (name, vals) in enumerate(chart.series):
             w = max(0.0, bar_w * (vals[i] / peak)) if peak else 0.0
             parts.append(f'<rect class="bar" x="{x:.1f}" y="{y + 3}" width="{w:.1f}" height="{row_h - 6}" '
-                         f'fill="{_COLOURS[k % 4]}"><title>{e(name)}: {e(_fmt("rate" if chart.percent else "", vals[i]))}</title></rect>')
+                         f'fill="{_COLOURS[k % 4]}"><title>{e(name)}: '
+                         f'{e(_fmt("rate" if chart.percent else "", vals[i]))}</title></rect>')
             x += w
         total = totals[i]
         shown = f"{total * 100:.1f}%" if chart.percent else (f"{total:g}" if isinstance(total, float) else str(total))

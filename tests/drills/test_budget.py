@@ -45,12 +45,14 @@ def test_estimate_cap_stop_and_resume(tmp_path):
     actual_cost = sum(r["cost"] for r in records)
     remaining = actual_calls - len(partial)  # what the resumed run had still to call
     assert abs(est2["calls"] - remaining) <= TOLERANCE * remaining, f"estimate after the stop {est2['calls']} vs {remaining}"
-    for name, est_v, act in (("calls", predicted["calls"], actual_calls), ("prompt_tokens", predicted["prompt_tokens"], actual_prompt),
+    for name, est_v, act in (("calls", predicted["calls"], actual_calls),
+                             ("prompt_tokens", predicted["prompt_tokens"], actual_prompt),
                              ("cost", predicted["cost"], actual_cost)):
         assert abs(est_v - act) <= TOLERANCE * act, f"{name}: estimate {est_v} vs actual {act}"
     print(f"estimate calls={predicted['calls']} prompt={predicted['prompt_tokens']} cost={predicted['cost']:.6f}; "
           f"actual calls={actual_calls} prompt={actual_prompt} cost={actual_cost:.6f}; cap {cap} stopped after "
-          f"{len(partial)} calls spending {spent_capped:.6f}; estimate after stop: calls={est2['calls']} hits={est2['store_hits']}")
+          f"{len(partial)} calls spending {spent_capped:.6f}; "
+          f"estimate after stop: calls={est2['calls']} hits={est2['store_hits']}")
 
 
 def test_budget_exceeded_is_a_terminal_error_in_the_gateway(tmp_path):

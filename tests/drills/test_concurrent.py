@@ -53,7 +53,8 @@ def test_build_refuses_while_another_run_holds_the_artifacts(tmp_path):
 
     with run_lock(tmp_path, command="someone else"):  # held here; the build runs in a child process
         code = ("from typer.testing import CliRunner; from flows.cli import app; import sys; "
-                f"r = CliRunner().invoke(app, ['build', '-b', 'tau2-airline', '-t', 'factual_error', '--artifacts', {str(tmp_path)!r}]); "
+                "r = CliRunner().invoke(app, ['build', '-b', 'tau2-airline', '-t', 'factual_error', "
+                f"'--artifacts', {str(tmp_path)!r}]); "
                 "print(r.exit_code); print(r.output)")
         env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect-home")}
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env)

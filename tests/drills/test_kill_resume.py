@@ -45,7 +45,8 @@ def test_sigkill_at_six_points_then_resume_matches_uninterrupted(tmp_path):
         b = table_hash(ref / "runs" / BENCH / f"{name}.parquet")
         assert a == b, f"{name}: killed+resumed {a} != uninterrupted {b}"
     skip = ("cached", "latency_s", "attempts", "cost", "prompt_tokens", "completion_tokens")
-    assert table_hash(killed / "runs" / BENCH / "llm_calls.parquet", skip) == table_hash(ref / "runs" / BENCH / "llm_calls.parquet", skip)
+    assert (table_hash(killed / "runs" / BENCH / "llm_calls.parquet", skip)
+            == table_hash(ref / "runs" / BENCH / "llm_calls.parquet", skip))
     assert len(store_files(killed)) == len(store_files(ref))
 
     # no finished model call repeated: nothing in the store at kill i is requested in a later segment
@@ -54,7 +55,8 @@ def test_sigkill_at_six_points_then_resume_matches_uninterrupted(tmp_path):
     extra = len(resumed_requests) - ref_requests  # requests cut off in flight by a kill, then redone
     assert 0 <= extra <= 4 * len(KILL_AT), (len(resumed_requests), ref_requests)
     print(f"kill points (store entries at SIGKILL): {observed}; requests killed+resumed={len(resumed_requests)} "
-          f"uninterrupted={ref_requests} (in-flight redone={extra}); samples={table_hash(ref / 'runs' / BENCH / 'samples.parquet')[0]}")
+          f"uninterrupted={ref_requests} (in-flight redone={extra}); "
+          f"samples={table_hash(ref / 'runs' / BENCH / 'samples.parquet')[0]}")
     assert len(set(observed)) >= 5
 
 

@@ -25,7 +25,8 @@ def test_graphs_json_check_and_duckdb(tmp_path):
     drops = dict(con.execute(f"select code, count(*) from '{d}/ledger.parquet' where status <> 'built' group by code").fetchall())
     assert drops == summary["drops"]
     # numbers stay numbers inside the stored condition values
-    bags = con.execute(f"select json_type(c.value_json) from (select unnest(conditions) as c from '{d}/nodes.parquet') where c.slot like '%.bags' limit 1").fetchone()
+    bags = con.execute("select json_type(c.value_json) from "
+                       f"(select unnest(conditions) as c from '{d}/nodes.parquet') where c.slot like '%.bags' limit 1").fetchone()
     assert bags == ("UBIGINT",)
     ops = con.execute(f"select operator, count(*) from '{d}/edges.parquet' group by operator").fetchall()
     assert sum(n for _, n in ops) == summary["children"]

@@ -131,16 +131,20 @@ def _targeted(plan, text, **override):
 
 def test_structural_rules():
     assert structural_violation(["factual_error", "factual_error"], 5) == "repeated_type"
-    assert structural_violation(["factual_error", "insufficient_information", "lexical_ambiguity"], 2) == "more_slot_faults_than_conditions"
+    assert (structural_violation(["factual_error", "insufficient_information", "lexical_ambiguity"], 2)
+            == "more_slot_faults_than_conditions")
     assert structural_violation(["lexical_ambiguity", "referential_ambiguity"], 5) == "two_expression_faults"
     assert structural_violation(["false_presupposition", "irrelevant_information"], 5) == "presupposition_with_added_detail"
     assert structural_violation(["tool_capability_mismatch", "indirect_intent"], 5) == "wrong_instrument_without_a_request"
     # k >= 3 only
     assert structural_violation(["indirect_intent", "false_presupposition"], 5) is None
-    assert structural_violation(["indirect_intent", "false_presupposition", "insufficient_information"], 5) == "k3_hearsay_with_premise_or_extra"
+    assert (structural_violation(["indirect_intent", "false_presupposition", "insufficient_information"], 5)
+            == "k3_hearsay_with_premise_or_extra")
     assert structural_violation(["factual_error", "false_presupposition"], 5) is None
-    assert structural_violation(["factual_error", "false_presupposition", "contextual_irrelevance"], 5) == "k3_wrong_value_with_false_premise"
-    assert structural_violation(["factual_error", "irrelevant_information", "contextual_irrelevance", "referential_ambiguity"], 5) is None
+    assert (structural_violation(["factual_error", "false_presupposition", "contextual_irrelevance"], 5)
+            == "k3_wrong_value_with_false_premise")
+    assert structural_violation(
+        ["factual_error", "irrelevant_information", "contextual_irrelevance", "referential_ambiguity"], 5) is None
     assert needs_transform(["factual_error", "contextual_irrelevance", "insufficient_information"])
     assert not needs_transform(["factual_error", "contextual_irrelevance"])  # k = 2: one pass
     assert not needs_transform(["factual_error", "insufficient_information", "irrelevant_information"])  # no whole-message fault
@@ -148,7 +152,8 @@ def test_structural_rules():
 
 def test_draws_obey_the_rules_with_distinct_pre_assigned_targets(composer, retail_build, airline, airline_build):
     checked = 0
-    for planner, graphs in ((composer, retail_build.graphs[:30]), (CompositePlanner(Planner(airline)), airline_build.graphs[:15])):
+    for planner, graphs in ((composer, retail_build.graphs[:30]),
+                            (CompositePlanner(Planner(airline)), airline_build.graphs[:15])):
         for g in graphs:
             cells = planner.cells(g, ALL)
             for k in (2, 3, 4):
@@ -236,7 +241,8 @@ def test_composite_card_issues_every_component_with_its_target(composer, retail_
     payload = json.loads(user.split("<composite>")[1].split("</composite>")[0])
     assert [c["fault_type"] for c in payload["components"]] == d.types
     assert "Three to five" in messages[0]["content"]
-    assert version == writing.render_composite(list(reversed(plan.briefs)))[1], "the version depends on the cards, not their order"
+    assert version == writing.render_composite(list(reversed(plan.briefs)))[1], (
+        "the version depends on the cards, not their order")
     assert version != writing.render_composite(plan.briefs[:2])[1]
     with pytest.raises(ValueError, match="distinct"):
         writing.render_composite([plan.briefs[0], plan.briefs[0]])
@@ -429,7 +435,8 @@ def test_a_component_is_agreed_on_and_admitted_on_its_own_rule(retail, three):
     res = _verify(retail, g, plan, text, ta=ta)
     assert res.verdict.code == "agree:stated_value_mismatch" and "factual_error" in res.verdict.detail
     # a plan whose "wrong" value is the truth: agreement holds, the single-fault admission rule rejects it
-    same = replace(fe, brief=fe.brief.model_copy(update={"materials": fe.brief.materials.model_copy(update={"wrong_value": truth_value})}))
+    same = replace(fe, brief=fe.brief.model_copy(
+        update={"materials": fe.brief.materials.model_copy(update={"wrong_value": truth_value})}))
     plan2 = replace(plan, components=[same if ap is fe else ap for ap in plan.components])
     res = _verify(retail, g, plan2, text, ta=ta)
     assert res.verdict.code == "admit:substitution_without_consequence" and "factual_error" in res.verdict.detail
@@ -498,7 +505,8 @@ def test_retail_composites_k2_k4_and_the_coverage_acceptance(retail_run, tmp_pat
     con = duckdb.connect()
     rows = con.execute(f"select k, count(*) from '{directory}/samples.parquet' group by k order by k").fetchall()
     assert rows == [(k, n) for k, n in sorted(Counter(s.k for s in retail_run.samples).items())]
-    no_verdict = con.execute(f"select count(*) from '{directory}/cells.parquet' where status <> 'admitted' and (code is null or code = '')").fetchone()
+    no_verdict = con.execute(f"select count(*) from '{directory}/cells.parquet' "
+                             "where status <> 'admitted' and (code is null or code = '')").fetchone()
     assert no_verdict == (0,)
     summary = json.loads((directory / "summary.json").read_text())
     assert summary["composite"]["4"]["distinct_combinations"] >= 20
@@ -519,7 +527,8 @@ def test_coverage_control_is_what_keeps_any_type_from_dominating(retail, retail_
 
 
 def test_airline_composites_k2_k4(airline, airline_build, tmp_path):
-    result = run_composites(airline, airline_build.graphs, offline_gateway(tmp_path / "store"), CompositeConfig(ks=[2, 4], per_k=12))
+    result = run_composites(airline, airline_build.graphs, offline_gateway(tmp_path / "store"),
+                            CompositeConfig(ks=[2, 4], per_k=12))
     _check_run(result, [2, 4])
     assert _summary_of(result, 4)["admitted"] >= 10
 
@@ -567,7 +576,8 @@ def test_build_with_composites_publishes_k_and_reports_coverage(tmp_path):
     ks = dict(duckdb.connect().execute(f"select k, count(*) from '{root}/samples.parquet' group by k").fetchall())
     assert ks.get(1, 0) > 0 and ks.get(2, 0) > 0
     both_slots = duckdb.connect().execute(
-        f"select count(*) from '{root}/samples.parquet' where k = 2 and targets[1] is not null and targets[1] = targets[2]").fetchone()[0]
+        f"select count(*) from '{root}/samples.parquet' "
+        "where k = 2 and targets[1] is not null and targets[1] = targets[2]").fetchone()[0]
     assert both_slots == 0
     report = (tmp_path / "reports" / version / "report.md").read_text()
     assert "Composite faults: admitted samples and combinations per k" in report and "| tau2-airline | 2 |" in report

@@ -85,7 +85,8 @@ def test_terminal_error_stops_cleanly_and_keeps_finished_work(tmp_path, retail, 
             asyncio.run(SingleFaultStage(retail, Gateway(_config(server.base_url), tmp_path / "store"), config2).run(graphs))
         assert server.request_count == done + 1, "the 401 is not retried and no other model is tried"
         before = server.request_count
-        resumed = asyncio.run(SingleFaultStage(retail, Gateway(_config(server.base_url), tmp_path / "store"), config2).run(graphs))
+        resumed = asyncio.run(
+            SingleFaultStage(retail, Gateway(_config(server.base_url), tmp_path / "store"), config2).run(graphs))
         assert len(resumed.cells) == 2
         fresh = [c for c in resumed.calls if not c.cached]
         assert server.request_count - before == len(fresh), "only calls never finished before go to the server"

@@ -79,7 +79,8 @@ def test_the_report_tables_are_prefect_artifacts_of_a_completed_run(runs):
     with get_client(sync_client=True) as client:
         flow_runs = client.read_flow_runs(flow_filter=FlowFilter(name=FlowFilterName(any_=["miscue-build", "miscue-regenerate"])))
         assert len(flow_runs) == 4 and all(fr.state and fr.state.is_completed() for fr in flow_runs)
-        arts = client.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=["report-table4", "corpus-report"])))
+        arts = client.read_artifacts(
+            artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=["report-table4", "corpus-report"])))
         by_run = {a.flow_run_id for a in arts if a.key == "report-table4"}
         # the two builds that published and the regeneration; the unchanged rebuild published no report tables
         assert by_run <= {fr.id for fr in flow_runs} and len(by_run) == 3
@@ -157,7 +158,8 @@ def test_audit_flow_canned_report(runs):
     assert out.exit_code == 0, out.output
     got = json.loads(out.stdout)
     con = audit.connect(art)
-    assert sum(r["rejected_attempts"] for r in got) == con.execute("select count(*) from attempts where not admitted").fetchone()[0]
+    assert (sum(r["rejected_attempts"] for r in got)
+            == con.execute("select count(*) from attempts where not admitted").fetchone()[0])
     assert {r["benchmark"] for r in got} == {"tau2-retail", "tau2-airline"}
 
 

@@ -53,7 +53,8 @@ def test_report_numbers_on_a_synthetic_version(tmp_path):
     assert {r[0]: tuple(r[1:]) for r in t4.rows} == syn.EXPECTED
     ft = {(r["Benchmark"], r["Fault type"]): r for r in rep.section("fault-types").records()}
     fe = ft[("bench-a", "factual_error")]
-    assert (fe["Cells"], fe["Admitted"], fe["Attempts"], fe["Attempt rejection rate"], fe["Extractor agreement"]) == (2, 2, 3, round(1 / 3, 4), round(2 / 3, 4))
+    assert ((fe["Cells"], fe["Admitted"], fe["Attempts"], fe["Attempt rejection rate"], fe["Extractor agreement"])
+            == (2, 2, 3, round(1 / 3, 4), round(2 / 3, 4)))
     assert ft[("bench-b", "tool_capability_mismatch")]["Unsupported"] == 1
     funnel = {r["Benchmark"]: r for r in rep.section("funnel").records()}
     assert [funnel["bench-a"][c] for c in rep.section("funnel").columns[1:]] == [5, 5, 3, 3, 2, 2]

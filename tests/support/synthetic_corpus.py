@@ -16,12 +16,14 @@ from miscue import corpus
 FE, VS, TM = "factual_error", "vagueness_subjectivity", "tool_capability_mismatch"
 
 
-def _cell(b: str, g: str, ft: str, status: str, code: str, detail: str = "", used: int = 0, sample: str | None = None) -> dict[str, Any]:
+def _cell(b: str, g: str, ft: str, status: str, code: str, detail: str = "", used: int = 0,
+          sample: str | None = None) -> dict[str, Any]:
     return {"benchmark": b, "task_id": g.split("-")[-1], "graph_id": g, "cell_id": f"{g}-{ft}", "k": 1,
             "fault_types": [ft], "status": status, "code": code, "detail": detail, "attempts_used": used, "sample_id": sample}
 
 
-def _attempt(b: str, g: str, ft: str, i: int, admitted: bool, stage: str, code: str, calls: list[str], both: bool) -> dict[str, Any]:
+def _attempt(b: str, g: str, ft: str, i: int, admitted: bool, stage: str, code: str, calls: list[str],
+             both: bool) -> dict[str, Any]:
     fam = "premise" if ft == FE else "expression"
     return {"benchmark": b, "task_id": g.split("-")[-1], "graph_id": g, "cell_id": f"{g}-{ft}", "k": 1, "fault_types": [ft],
             "families": [fam], "targets": ["slot"], "attempt": i, "text": f"text {g} {ft} {i}", "materials_json": "{}",
@@ -73,11 +75,13 @@ def rows() -> dict[str, list[dict[str, Any]]]:
     samples = [_sample("bench-a", a1, FE, "s1", 1), _sample("bench-a", a2, FE, "s2", 0), _sample("bench-b", b1, FE, "s3", 0)]
     graphs, nodes, edges, ledger = [], [], [], []
     for b, g in (("bench-a", a1), ("bench-a", a2), ("bench-b", b1)):
-        graphs.append({"graph_id": g, "benchmark": b, "env_id": "env-" + b, "task_id": g.split("-")[-1], "root_intent_id": "i" + g,
+        graphs.append({"graph_id": g, "benchmark": b, "env_id": "env-" + b, "task_id": g.split("-")[-1],
+                       "root_intent_id": "i" + g,
                        "children": 1, "moved_edges": 1, "refine": 0, "relax": 1, "substitute": 0, "pivot": 0,
                        "root_gt_hash": "h" + g, "root_gt_size": 1, "config_hash": "cfg"})
         for role, iid in (("root", "i" + g), ("child", "c" + g)):
-            nodes.append({"graph_id": g, "intent_id": iid, "role": role, "is_seed": role == "root", "source_task": g.split("-")[-1],
+            nodes.append({"graph_id": g, "intent_id": iid, "role": role, "is_seed": role == "root",
+                          "source_task": g.split("-")[-1],
                           "benchmark": b, "adapter": "synthetic@1", "env_id": "env-" + b, "base_json": "{}",
                           "conditions": [{"slot": "slot", "op": "=", "value_json": "1"}], "gt_kind": "states",
                           "gt_hash": "h" + iid, "gt_value": ["s1"]})

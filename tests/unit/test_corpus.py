@@ -54,7 +54,8 @@ def test_publish_reads_back_with_duckdb_and_records_everything(tmp_path):
     # DuckDB reads every table back, with version and benchmark columns
     con = audit.connect(tmp_path)
     for name in ("samples", "attempts", "graphs", "edges", "llm_calls"):
-        n, versions, benches = con.execute(f"select count(*), list(distinct version), count(distinct benchmark) from {name}").fetchone()
+        n, versions, benches = con.execute(
+            f"select count(*), list(distinct version), count(distinct benchmark) from {name}").fetchone()
         assert n == len(rows[name]) and versions == ["v0001"] and benches == 2, name
     assert con.execute("select query from samples where sample_id = 's2'").fetchone() == ("I'd like bench-a-g2 with a flaw",)
     # rows whose run_version was null got the published version
@@ -177,7 +178,8 @@ def test_audit_cli_canned_sql_and_shell(tmp_path):
     res = runner.invoke(app, ["audit", "--no-flow", "--by", "nope", "--artifacts", str(tmp_path)])
     assert res.exit_code == 2 and "not available" in flat(res.output)
     res = runner.invoke(app, ["audit", "--shell", "--artifacts", str(tmp_path)],
-                        input=".tables\nselect benchmark, count(*) as n\n  from edges where version = 'v0002'\n group by 1 order by 1;\nselect nonsense;\n")
+                        input=".tables\nselect benchmark, count(*) as n\n  from edges where version = 'v0002'\n"
+                              " group by 1 order by 1;\nselect nonsense;\n")
     assert "graph_ledger" in res.output and "bench-a | 2" in flat(res.output) and "bench-b | 1" in flat(res.output)
     assert "error:" in res.output and res.exit_code == 1  # the bad statement is reported, the shell goes on
 
@@ -192,7 +194,8 @@ def test_unknown_inputs_are_clear_errors(tmp_path):
     syn.publish(tmp_path)
     res = runner.invoke(app, ["regenerate", "--fault-type", "nope", "--artifacts", str(tmp_path)])
     assert res.exit_code == 2 and "unknown fault type 'nope'" in flat(res.output)
-    res = runner.invoke(app, ["regenerate", "--fault-type", "factual_error", "--benchmark", "tau2-airline", "--artifacts", str(tmp_path)])
+    res = runner.invoke(app, ["regenerate", "--fault-type", "factual_error", "--benchmark", "tau2-airline",
+                              "--artifacts", str(tmp_path)])
     assert res.exit_code == 2 and "not in version v0001" in flat(res.output)
     res = runner.invoke(app, ["report", "v0009", "--artifacts", str(tmp_path)])
     assert res.exit_code == 2 and "v0009 is not published" in flat(res.output)

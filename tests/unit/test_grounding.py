@@ -175,3 +175,89 @@ def test_details_operations_and_extras_are_found():
     g, _ = ground(shop(), "Please return the keyboard from order W1. Oh, and have it gift wrapped.")
     assert {m.ref for m in g.details("operation")} == {"mismatch:0"}
     assert {m.ref for m in g.details("extra")} == {"extra:0"}
+
+
+def cancels() -> Domains:
+    """Two cancellations of the same kind, each with an order and a reason; a return of two items."""
+    reasons = (value("by mistake", "ordered by mistake", "by mistake"), value("not needed", "no longer needed", "dont need"))
+    orders = (value("#W1", "W1"), value("#W2", "W2"), value("#W3", "W3"))
+    parts = (Member('"kettle"', ("kettle",)), Member('"boots"', ("boots", "hiking boots")), Member('"bed"', ("pet bed",)))
+    both = frozenset({'"kettle"', '"boots"'})
+    return Domains({
+        "cancel.order": SlotDomain("cancel.order", "#W1", orders, ("order",), (), identifier=True),
+        "cancel.reason": SlotDomain("cancel.reason", "by mistake", reasons, ("reason",), ("W1",)),
+        "cancel#2.order": SlotDomain("cancel#2.order", "#W2", orders, ("order",), (), identifier=True),
+        "cancel#2.reason": SlotDomain("cancel#2.reason", "not needed", reasons, ("reason",), ("W2",)),
+        "return.items": SlotDomain("return.items", ['"kettle"', '"boots"'], (
+            LegalValue(['"kettle"', '"boots"'], ("kettle and boots",), members=both),
+            LegalValue(['"bed"', '"boots"'], ("bed and boots",), members=frozenset({'"bed"', '"boots"'}))),
+            ("items",), parts=parts),
+    }, (Detail("operation", "request", ("cancel", "return")), Detail("operation", "mismatch:0", ("cancel order W3",))))
+
+
+def test_compound_number_words_are_one_number():
+    assert words("a thirty-four inch deck, twenty one of them, one") == ("a", "34", "inch", "deck", "21", "of", "them", "1")
+
+
+def test_an_article_inside_a_form_is_no_mismatch():
+    mirror = Domains({"attr": SlotDomain("attr", "with mirror", (value("with mirror"), value("without mirror")), ("mirror",))})
+    _, r = ground(mirror, "a palette with a mirror please")
+    assert r["attr"].state == "true"
+
+
+def test_a_second_like_operation_takes_the_value_its_sibling_already_has():
+    _, r = ground(cancels(), "pls cancel order W1, I ordered it by mistake. also cancel W3, don't need it anymore. "
+                             "Return the kettle and the boots.")
+    assert r["cancel.order"].state == "true" and r["cancel.reason"].state == "true"
+    assert r["cancel#2.order"].state == "other" and r["cancel#2.order"].values == ('"#W3"',)
+    assert r["cancel#2.reason"].state == "true"
+
+
+def test_a_part_left_out_is_not_asked_for():
+    _, r = ground(cancels(), "Cancel W1 by mistake and W2, no longer needed. Return everything except the pet bed: the kettle "
+                             "and the boots.")
+    assert r["return.items"].state == "true"
+    _, r = ground(cancels(), "Cancel W1 by mistake and W2, no longer needed. Returning the kettle and the boots, the pet bed stays.")
+    assert r["return.items"].state == "true"
+
+
+def test_a_value_inside_an_operation_phrase_still_counts():
+    g, r = ground(cancels(), "Please cancel order W3 by mistake. Return the kettle and boots.")
+    assert {m.ref for m in g.details("operation")} >= {"mismatch:0"}
+    # said once for two like cancellations: it may be either one's, never unsaid
+    assert r["cancel.order"].state == "ambiguous" and '"#W3"' in r["cancel.order"].values
+
+
+def test_what_is_wanted_after_for_makes_the_earlier_value_the_current_one():
+    _, r = ground(shop(), "exchange the linear keyboard (the full-size one) on order W1 for one with clicky switches and a "
+                          "smaller size, no backlight, black lamp, visa ending 1111")
+    assert r["kb.switch"].state == "true"
+    assert r["kb.size"].state == "marked"  # "full-size" is what they have; "a smaller size" stands for the wanted one
+
+
+def test_a_wish_answered_by_but_and_a_pronoun_is_the_doubted_value():
+    _, r = ground(shop(), "exchange the keyboard on order W1: I'd like clicky switches, but I read they only come in linear "
+                          "now, so linear it is. Full size, no backlight, black lamp, visa ending 1111")
+    assert r["kb.switch"].state == "doubted" and r["kb.switch"].values == ('"linear"',)
+    _, r = ground(shop(), "exchange the keyboard on order W1 for clicky switches, but the lamp should be black. Full size, "
+                          "no backlight, visa ending 1111")
+    assert r["kb.switch"].state == "true"  # a "but" with no pronoun pointing back doubts nothing
+
+
+def two_payments() -> Domains:
+    """Adding bags and changing flights on one reservation, each paid by one of two gift cards."""
+    cards = (value("gc_1", "gift card 1111"), value("gc_2", "gift card 2222"))
+    return Domains({
+        "bags.count": SlotDomain("bags.count", 2, (value(2, "2 bags"), value(3, "3 bags")), ("bags", "bag"), ordered=True),
+        "bags.pay": SlotDomain("bags.pay", "gc_1", cards, ("pay", "card"), (), identifier=True, instrument=True),
+        "flights.cabin": SlotDomain("flights.cabin", "economy", (value("economy"), value("business")), ("cabin", "flight")),
+        "flights.pay": SlotDomain("flights.pay", "gc_1", cards, ("pay", "card"), (), identifier=True, instrument=True),
+    })
+
+
+def test_a_pointer_goes_to_what_it_names_and_alone_to_every_payment():
+    g, r = ground(two_payments(), "Move me to economy and bring my bags up to 2 bags. The bag goes on gift card 1111; the "
+                                  "flight change on the card I normally use.")
+    assert r["bags.pay"].state == "true" and r["flights.pay"].state == "marked"
+    g, r = ground(two_payments(), "Move me to economy and add 2 bags. Pay with the gift card I used last time.")
+    assert r["bags.pay"].state == "marked" and r["flights.pay"].state == "marked"

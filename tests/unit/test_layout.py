@@ -57,7 +57,8 @@ def test_the_listed_tree_is_the_designs_own():
 
 
 def test_no_module_is_too_broad_to_read():
-    long = {str(p.relative_to(ROOT)): n for p in _modules() if (n := len(p.read_text(encoding="utf-8").splitlines())) > MODULE_LINES}
+    long = {str(p.relative_to(ROOT)): n for p in _modules()
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > MODULE_LINES}
     assert not long, f"modules over {MODULE_LINES} lines: {long}"
 
 

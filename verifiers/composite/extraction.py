@@ -57,7 +57,8 @@ def missing_components(plan: CompositeAttemptPlan, found: list[BlindExtraction] 
         if planned_key(ap) not in keys:
             cls, slot = planned_key(ap)
             return composite_verdict("agree", "composite:component_missing",
-                      f"extractor {who} did not find {ap.component.fault_type} ({cls} on {slot!r}); found {sorted(map(str, keys))}")
+                      f"extractor {who} did not find {ap.component.fault_type} ({cls} on {slot!r}); "
+                      f"found {sorted(map(str, keys))}")
     return None
 
 
@@ -114,7 +115,8 @@ def claims_conflict(plan: CompositeAttemptPlan, text: str, ex: CompositeExtracti
             if slot is None:
                 continue
             if slot in owner and owner[slot] != t:
-                return composite_verdict("agree", "composite:same_slot", f"{owner[slot]} and {t} both on {slot!r} (extractor {who})")
+                return composite_verdict("agree", "composite:same_slot",
+                                         f"{owner[slot]} and {t} both on {slot!r} (extractor {who})")
             owner[slot] = t
     noise = [answers.get("contextual_irrelevance") for answers in (ex.targeted_a, ex.targeted_b)]
     spans = [n.span for n in noise if n is not None and n.span]

@@ -34,6 +34,29 @@ def _clause_around(text: str, start: int, end: int) -> str:
     return re.sub(r"^\s*(?:and|or|but)\s+", "", text[left:right]).strip()
 
 
+def naming_units(units: list[tuple[int, int]], reading: TextReading, domains: Domains, apart: int = 1) -> list[bool]:
+    """Which units of a text (sentences, clauses) name something of the request: a value, or a
+    part of the true value, that no other unit names, or two things at once. A word said in
+    passing in chatter ("I've started labeling my bottles", "a smoky eye") of something the
+    request names elsewhere (at least ``apart`` units away: one thing said over a few clauses is
+    said, not passed) does not make the chatter part of the request."""
+    found: list[set[tuple[str, str | None]]] = []  # (slot, None): its value as a whole; (slot, part): one part
+    for a, b in units:
+        keys: set[tuple[str, str | None]] = set()
+        for m in reading.grounding.mentions:
+            if not a <= m.start < b:
+                continue
+            if m.kind in ("value", "current"):
+                keys |= {(s, None) for s in m.slots}
+            elif m.kind == "member":
+                keys |= {(s, k) for s in m.slots for k in m.values if k in domains[s].true_value.members}
+        found.append(keys)
+
+    def elsewhere(key: tuple[str, str | None], i: int) -> bool:  # a part is named by its part or its whole value
+        return any(key in other or (key[0], None) in other for j, other in enumerate(found) if abs(j - i) >= apart)
+    return [len(keys) >= 2 or any(not elsewhere(k, i) for k in keys) for i, keys in enumerate(found)]
+
+
 class Extractor(ABC, Generic[View]):
     """One offline extractor. ``blind(inp)`` answers the blind form (the first flaw found),
     ``targeted(inp, flaw)`` the targeted form for one flaw class; for composite texts
@@ -73,7 +96,8 @@ class Extractor(ABC, Generic[View]):
         if (op := self.operation(v)) is not None:
             out.append(TargetedExtraction(flaw="mismatch", operation=op))
         out += [f for f in self.requirement_flaws(v) if not (prem and f.requirement == prem.requirement)]
-        if (detail := self.extra(v)) is not None:
+        # "sort by price and grab the first one": a detail inside the operation asked for is part of it
+        if (detail := self.extra(v)) is not None and not (op and detail.lower() in op.lower()):
             out.append(TargetedExtraction(flaw="extras", detail=detail))
         return sorted(out, key=lambda f: PRIORITY.index(f.flaw))
 

@@ -17,15 +17,30 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
 
-from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
+from miscue.briefs import ExtractionInput, TargetedExtraction
 from miscue.language import Domains, Grounder, Grounding, fold
 from miscue.language.states import TextReading, states
-from miscue.offline.extractors.base import Extractor
+from miscue.offline.extractors.base import Extractor, naming_units
 from miscue.offline.extractors.domains import domains_of
-from miscue.offline.extractors.lexicon import (ADDED, ASIDE, CONCRETE, IDENTITY, ITEM_BREAK, JUSTIFIED, OPERATION_CLASSES,
-                                               PAST, SIGN_OFF, STATEMENT, STORE_OPERATIONS, WISH_FRAME,
-                                               masked, operation_classes)
+from miscue.offline.extractors.lexicon import (
+    ADDED,
+    ASIDE,
+    CONCRETE,
+    IDENTITY,
+    ITEM_BREAK,
+    JUSTIFIED,
+    KEPT,
+    OPERATION_CLASSES,
+    PAST,
+    SIGN_OFF,
+    STATEMENT,
+    STORE_OPERATIONS,
+    WISH_FRAME,
+    masked,
+    operation_classes,
+)
 from miscue.offline.extractors.text import STOP, WORD, clean, overlaps
+
 
 @dataclass
 class _LexView:
@@ -60,7 +75,8 @@ class LexicalExtractor(Extractor[_LexView]):
         grounder = _grounder(domains)
         g = grounder.ground(inp.text or "")
         v = _LexView(inp, inp.text or "", fold(inp.text or ""), domains, g, states(g, domains))
-        v.known = [(m.start, m.end) for m in g.mentions] + list(g.requests) + self._cue_spans(v)
+        v.known = [(m.start, m.end) for m in g.mentions] + list(g.requests) + self._cue_spans(v) + list(g.premises) \
+            + [m.span() for m in KEPT.finditer(v.low)]
         return v
 
     @staticmethod
@@ -93,9 +109,7 @@ class LexicalExtractor(Extractor[_LexView]):
         not hold is not the request), when it is at least 25 words and at least as long as
         everything else."""
         sents = self._sentences(v.low)
-        mentions = [(m.start, m.end) for m in v.grounding.mentions if m.kind in ("value", "current") or (
-            m.kind == "member" and any(k in v.domains[s].true_value.members for s in m.slots for k in m.values))]
-        empty = [not overlaps(s, mentions) for s in sents]
+        empty = [not named for named in naming_units(sents, v.reading, v.domains)]
         best: tuple[int, int, int] | None = None
         i = 0
         while i < len(sents):

@@ -22,7 +22,7 @@ from miscue.language import Domains, Grounder, Grounding
 from miscue.language.grounder import Form
 from miscue.language.states import TextReading, states
 from miscue.language.text import Token, fold, respell
-from miscue.offline.extractors.base import Extractor
+from miscue.offline.extractors.base import Extractor, naming_units
 from miscue.offline.extractors.domains import domains_of
 from miscue.offline.extractors.text import STOP, WORD, clean
 
@@ -41,7 +41,8 @@ _IMPERATIVE = re.compile(
 _ASIDE = re.compile(r"\b(?:by the way|btw|fyi|side note|for the record|oh and|incidentally|just so you know|"
                     r"in case (?:that|it) matters|p\.?s\.?)\b|^(?:also|plus|oh)\b|\b(?:too|as well)$")
 _BARE_ASIDE = re.compile(r"\W*(?:also|plus|oh|and|btw|by the way|oh and|one more thing)\W*")
-_WISH = re.compile(r"\b(?:i'?d prefer|i would prefer|i'?d like it|make sure|ideally|preferably|if possible)\b")
+_WISH = re.compile(r"\b(?:i'?d prefer|i would prefer|i'?d like it|make sure|ideally|preferably|if possible|"
+                   r"would be (?:great|nice|good|ideal|a plus|a bonus)|(?:should|must|needs? to|has to|could) also|also (?:be|have|has|needs?|comes?))\b")
 _REASON = re.compile(r"^(?:since|because|cause|so|if (?:they|you|it) (?:make|have|carry|sell|come|do|exist)|"
                      r"i look|my \w+ (?:is|has|are|says))\b")
 _CONCRETE = re.compile(r"\b\d+ \w+ (?:street|st|avenue|ave|lane|drive|road|rd|way|court|place|boulevard|blvd)\b|"
@@ -49,8 +50,8 @@ _CONCRETE = re.compile(r"\b\d+ \w+ (?:street|st|avenue|ave|lane|drive|road|rd|wa
                        r"\b(?:i(?:'ve| have)? moved|we(?:'ve| have)? moved|live at|new address)\b")
 _OPERATION_VERBS = {"cancel": r"cancel\w*", "return": r"(?<!the )(?<!my )return(?:s|ed|ing)?(?! flight| leg| trip)|send (?:it |them )?back",
                     "exchange": r"exchang\w*",
-                    "modify": r"modify\w*", "book": r"book(?:ing)?(?! (?:reference|code|number))"}
-_STORE = re.compile(r"\b(?:price alert|an alert|notify me|sort\w* (?:\w+ )?by|(?:price|the) filter|filter (?:the )?results|"
+                    "modify": r"modify\w*", "book": r"(?:book|(?<!the )(?<!my )(?<!this )(?<!that )(?<!our )(?<!your )booking)(?! (?:reference|code|number))"}
+_STORE = re.compile(r"\b(?:price alert|an alert|notify me|sort\w* (?:[\w-]+ ){0,6}?by|(?:price|the) filter|filter (?:the )?results|"
                     r"(?:in[- ]store|curbside) pick ?up|pick ?up in|subscri\w+|ask the seller|contact the seller|wishlist|"
                     r"compare (?:the )?prices|track the price)\b")
 _REQUEST_KIND = {r"\bcancel": "cancel", r"\breturn": "return", r"\bexchange": "exchange", r"\bchange items\b": "modify",
@@ -60,7 +61,8 @@ _TELLS = re.compile(r"\b(?:i|we|he|she|they|is|are|was|were|has|had|do|does|did|
                     r"\w{3,}ed)\b(?! to (?:have|be))")
 _CLOSE = re.compile(r"\b(?:thanks?|thank you|cheers|regards|asap|please|pls|thx)\b")
 _NEGATORS = {"no", "not", "without", "non", "never"}  # a form's negator must be said, never fuzzily
-_IDENTITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[a-z]+_[a-z]+_\d{3,}\b|\b\d{5}\b|\buser(?: id)?\b|\bhere\b|\bzip\b")
+_KEPT = re.compile(r"\bsame (?:\w+ )?(?:size|colou?r|one|model|style|kind|type|length|material)s?(?:(?:,| and) [\w-]+)*")  # kept, not added
+_IDENTITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[a-z]+_[a-z]+_\d{3,}\b|\b\d{5}\b|\buser(?: id)?\b|\b[a-z]+ [a-z]+,? here\b|\bhere\b|\bzip\b")
 
 
 def clause_spans(low: str) -> list[tuple[int, int]]:
@@ -195,18 +197,6 @@ class ParseExtractor(Extractor[_ParseView]):
     def _clause_low(self, v: _ParseView, span: tuple[int, int]) -> str:
         return respell(v.low[span[0]:span[1]]).text.strip()
 
-    def _names_request(self, v: _ParseView, span: tuple[int, int]) -> bool:
-        """The clause names something of the request: a value, or a part of the true value."""
-        a, b = span
-        for m in v.grounding.mentions:
-            if not (a <= m.start < b):
-                continue
-            if m.kind in ("value", "current"):
-                return True
-            if m.kind == "member" and any(k in v.domains[s].true_value.members for s in m.slots for k in m.values):
-                return True
-        return False
-
     # ----------------------------------------------------------------------- evidence
     def request_stated(self, v: _ParseView) -> bool:
         if v.grounding.requests:  # shorthand lists and elided verbs the kernel recognises
@@ -218,8 +208,9 @@ class ParseExtractor(Extractor[_ParseView]):
         words and at least as long as the rest."""
         best: tuple[int, int] | None = None
         run: list[tuple[int, int]] = []
+        named = dict(zip(v.clauses, naming_units(v.clauses, v.reading, v.domains, apart=2)))
         for c in [*v.clauses, None]:
-            if c is not None and not self._names_request(v, c) and not _IDENTITY.search(v.low[c[0]:c[1]]):
+            if c is not None and not named[c] and not _IDENTITY.search(v.low[c[0]:c[1]]):
                 run.append(c)
                 continue
             if run:
@@ -272,7 +263,8 @@ class ParseExtractor(Extractor[_ParseView]):
         """A clause that adds a detail: opened as an aside, naming an address or a count, or
         given a reason ("fleece lined, since I run outside"), with words the request does not
         explain."""
-        known = [(m.start, m.end) for m in v.grounding.mentions if m.kind != "extra"] + list(v.grounding.requests)
+        known = [(m.start, m.end) for m in v.grounding.mentions if m.kind != "extra"] + list(v.grounding.requests) \
+            + list(v.grounding.premises) + [m.span() for m in _KEPT.finditer(v.low)]
         for d in v.domains.slots.values():  # the words naming a requirement explain themselves
             for phrase in (*d.names, *d.anchors):
                 if len(phrase) > 2:

@@ -50,6 +50,6 @@ he she they them their his her is are was were be been being am do does did done
 will would should could can may might must shall to of in on at for from with by about as into
 onto over under and or but so if then than also plus too just only very really please kindly
 hi hello hey thanks thank ok okay well anyway yes no not like love want need help wish hope
-let get got make one ones there here what which who whom whose when where why how all any some
+let get got make one ones same there here what which who whom whose when where why how all any some
 each both either neither other another such same own per via up down out off again still even
 """.split())
