@@ -22,10 +22,11 @@ from typing import Any
 
 import jinja2
 
-from miscue.briefs import FLAWS, BlindExtraction, ExtractionInput, TargetedExtraction, WriterBrief
-from miscue.llm import parse_json_reply
+from miscue.briefs import FLAWS, ExtractionInput, WriterBrief
+from miscue.model_replies import parse_blind, parse_multi, parse_targeted, parse_writer
 from miscue import taxonomy
 from miscue.taxonomy import FAULT_TYPES, WHOLE_MESSAGE_TYPES
+from miscue.writer_view import sentences, shared_value, word_budget, writer_view
 
 PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
 FRAME = "writer.j2"
@@ -89,11 +90,18 @@ class PromptSet:
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
     def render_writer(self, brief: WriterBrief) -> tuple[Messages, str]:
+        """The cards read the writer's view of the brief (plain names, the length rule of the
+        text checks); the ``<brief>`` JSON is the brief itself."""
         card = card_path(brief.fault_type)
-        target = brief.requirement(brief.target)
-        others = [r for r in brief.requirements if target is None or r.slot != target.slot]
-        messages = self._two_part(FRAME, card=card, brief=brief, t=target, m=brief.materials,
-                                  others=others, brief_json=brief.model_dump_json())
+        view = writer_view(brief)
+        target = view.requirement(view.target)
+        if target is not None and sum(1 for r in view.requirements if r.phrase == target.phrase) > 1:
+            target = target.model_copy(update={"phrase": f'{target.phrase} ("{target.spoken}")'})  # which of the twins
+        others = [r for r in view.requirements if target is None or r.slot != target.slot]
+        shared = [view.requirement(r.slot) for r in shared_value(brief)]
+        messages = self._two_part(FRAME, card=card, brief=view, t=target, m=view.materials, others=others,
+                                  shared=shared, max_words=word_budget(brief), sentences=sentences(brief),
+                                  brief_json=brief.model_dump_json())
         return messages, self.card_version(brief.fault_type)
 
     def render_blind(self, inp: ExtractionInput) -> tuple[Messages, str]:
@@ -122,7 +130,7 @@ class PromptSet:
     @staticmethod
     def _components(briefs: list[WriterBrief]) -> list[dict[str, Any]]:
         out = []
-        for b in briefs:
+        for b in (writer_view(x, hide=False) for x in briefs):
             ft = FAULT_TYPES[b.fault_type] if b.fault_type in FAULT_TYPES else None
             scope = {"added_detail": "an added detail (not one of the requirements)",
                      "operation": "the operation asked for"}.get(ft.target.value if ft else "", "the whole message")
@@ -138,7 +146,7 @@ class PromptSet:
         if len(set(types)) != len(types):
             raise ValueError(f"a composite card issues distinct fault types, got {types}")
         comps = self._components(briefs)
-        base = briefs[0]
+        base = writer_view(briefs[0], hide=False)
         noise = "contextual_irrelevance" in types
         payload = json.dumps({"components": [b.model_dump(mode="json") for b in briefs]}, ensure_ascii=False, sort_keys=True)
         messages = self._two_part(
@@ -254,66 +262,7 @@ def composite_versions() -> dict[str, str]:
 
 
 # -- replies ---------------------------------------------------------------------------------
-
-
-def parse_blind(text: str | None) -> BlindExtraction | None:
-    """A blind answer, or None when the reply is malformed or off-schema."""
-    data = parse_json_reply(text)
-    if data is None:
-        return None
-    flaw = data.get("flaw")
-    if isinstance(flaw, str):
-        data["flaw"] = flaw.strip().lower()
-    requirement = data.get("requirement")
-    if requirement is not None and not isinstance(requirement, str):
-        return None
-    if isinstance(requirement, str) and requirement.strip().lower() in ("", "null", "none"):
-        data["requirement"] = None
-    try:
-        return BlindExtraction.model_validate({k: data[k] for k in ("flaw", "requirement") if k in data})
-    except ValueError:
-        return None
-
-
-_TARGETED_TEXT_FIELDS = ("requirement", "stated_value", "clause", "fallback", "surface",
-                         "second_reading", "detail", "operation", "span")
-
-
-def parse_targeted(text: str | None) -> TargetedExtraction | None:
-    """A targeted answer, or None when the reply is malformed or off-schema."""
-    data = parse_json_reply(text)
-    if data is None:
-        return None
-    flaw = data.get("flaw")
-    if isinstance(flaw, str):
-        data["flaw"] = flaw.strip().lower()
-    for key in _TARGETED_TEXT_FIELDS:
-        value = data.get(key)
-        if value is not None and not isinstance(value, str):
-            return None
-    stated = data.get("request_stated")
-    if stated is not None and not isinstance(stated, bool):
-        return None
-    fields = {k: data[k] for k in ("flaw", "request_stated", *_TARGETED_TEXT_FIELDS) if k in data}
-    try:
-        return TargetedExtraction.model_validate(fields)
-    except ValueError:
-        return None
-
-
-def parse_multi(text: str | None) -> list[BlindExtraction] | None:
-    """A multi-flaw blind answer (``{"flaws": [...]}``), or None when malformed or off-schema.
-    Duplicate entries are folded; an entry with class ``none`` is dropped."""
-    data = parse_json_reply(text)
-    if data is None or not isinstance(data.get("flaws"), list):
-        return None
-    out: list[BlindExtraction] = []
-    for item in data["flaws"]:
-        if not isinstance(item, dict):
-            return None
-        found = parse_blind(json.dumps(item))
-        if found is None:
-            return None
-        if found.flaw != "none" and found not in out:
-            out.append(found)
-    return out
+# tolerant, typed reading of the models' replies: :mod:`miscue.model_replies`
+__all__ = ["parse_blind", "parse_targeted", "parse_multi", "parse_writer", "PromptSet", "prompts", "render_writer",
+           "render_blind", "render_targeted", "render_composite", "render_transform", "render_multi", "render_component",
+           "card_versions", "composite_versions", "composite_word_budget", "card_path"]

@@ -26,8 +26,18 @@ def overlap(a: str | None, b: str | None) -> float:
     return len(wa & wb) / min(len(wa), len(wb))
 
 
+def _value_words(text: str | None) -> str:
+    """A quoted value's words; "$", "#" and a plural "s" make no difference ("$100" / "100",
+    "#W123" / "W123", "1 checked bags" / "1 checked bag")."""
+    out = []
+    for w in norm(text or "").replace("$", "").replace("#", "").split():
+        out.append(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w)
+    return " ".join(out)
+
+
 def same_value(a: str | None, b: str | None) -> bool:
-    na, nb = norm(a or ""), norm(b or "")
+    """Word-wise equal, or one contained in the other."""
+    na, nb = _value_words(a), _value_words(b)
     return bool(na and nb) and (na == nb or f" {na} " in f" {nb} " or f" {nb} " in f" {na} ")
 
 
@@ -54,7 +64,9 @@ def targeted_agree(brief: WriterBrief, a: TargetedExtraction | None, b: Targeted
         if not (same_value(a.stated_value, m.wrong_value) and same_value(b.stated_value, m.wrong_value)):
             return _v("agree", "stated_value_mismatch", f"{a.stated_value!r} / {b.stated_value!r} vs planned {m.wrong_value!r}")
     elif cls == ExtractionClass.presupposed:
-        if not all(same_value(x.fallback, m.fallback) or not (x.fallback or m.fallback) for x in (a, b)):
+        # a null fallback ("or null" is in the form) is no contrary reading: admission reads the
+        # fallback the text grounds; only a fallback quoted otherwise than planned disagrees
+        if not all(same_value(x.fallback, m.fallback) or not x.fallback for x in (a, b)):
             return _v("agree", "fallback_mismatch", f"{a.fallback!r} / {b.fallback!r} vs planned {m.fallback!r}")
         if not (a.clause and b.clause):
             return _v("agree", "no_presupposition", "an extractor quoted no premise clause")
@@ -66,7 +78,8 @@ def targeted_agree(brief: WriterBrief, a: TargetedExtraction | None, b: Targeted
         # second reading is the requirement left open (the word also fits other things)
         other = m.senses[1] if len(m.senses) > 1 else None
         named = [x.second_reading for x in (a, b) if x.second_reading]
-        if len(named) == 1 or (named and not all(same_value(x, other if ft.id == "lexical_ambiguity" else named[0]) for x in named)):
+        planned = other if ft.id == "lexical_ambiguity" else (named[0] if named else None)
+        if len(named) == 1 or (named and not all(same_value(x, planned) for x in named)):
             return _v("agree", "reading_mismatch", f"{a.second_reading!r} / {b.second_reading!r} vs planned {other!r}")
         if not (a.surface and b.surface) or overlap(a.surface, b.surface) == 0:
             return _v("agree", "surface_mismatch", f"{a.surface!r} / {b.surface!r}")

@@ -17,11 +17,9 @@ from miscue.briefs import WriterBrief
 from miscue.host import Adapter
 from miscue.schema import GroundTruth, Intent, Verdict
 from miscue.taxonomy import ExtractionClass, fault_type
+from miscue.writer_view import word_budget
 from verifiers.reading import TextReading, conveyed, read
 
-MAX_WORDS = 130
-MAX_WORDS_NOISE = 220
-WORDS_PER_EXTRA_REQUIREMENT = 18  # beyond the fourth: long intents need more words (reference: tau2)
 SNAKE_ASSIGN = re.compile(r"\b[a-z]+_[a-z_]+\s*[=:]\s*\S")
 META = re.compile(
     r"\b(as an ai|language model|the instructions|fault card|the brief|fault type|this request contains|"
@@ -46,13 +44,6 @@ def words(text: str) -> int:
 
 def fail(code: str, detail: str = "") -> Verdict:
     return Verdict(stage="text", code=f"text:{code}", detail=detail)
-
-
-def word_budget(brief: WriterBrief) -> int:
-    """The length rule the writer's prompt states and this check applies."""
-    ft = fault_type(brief.fault_type)
-    return ((MAX_WORDS_NOISE if ft.extraction == ExtractionClass.noise else MAX_WORDS)
-            + WORDS_PER_EXTRA_REQUIREMENT * max(0, len(brief.requirements) - 4) + words(brief.materials.extra or ""))
 
 
 def mechanical(brief: WriterBrief, text: str | None, leaks: list[str]) -> Verdict | None:
@@ -96,7 +87,8 @@ def target_check(brief: WriterBrief, reading: TextReading) -> Verdict | None:
     if target is not None:
         st = reading[target.slot]
         if cls == ExtractionClass.substituted and st.state != "other":
-            code = {"true": "true_value_still_present", "ambiguous": "asserted_value_ambiguous"}.get(st.state, "asserted_value_absent")
+            code = {"true": "true_value_still_present",
+                    "ambiguous": "asserted_value_ambiguous"}.get(st.state, "asserted_value_absent")
             return fail(code, target.phrase)
         if cls == ExtractionClass.presupposed and st.state != "doubted":
             return fail("doubted_value_absent", target.phrase)
@@ -119,4 +111,6 @@ def target_check(brief: WriterBrief, reading: TextReading) -> Verdict | None:
     if cls == ExtractionClass.oblique and reading.grounding.requests:
         a, b = reading.grounding.requests[0]
         return fail("request_language_present", reading.grounding.text[a:b])
+    if cls == ExtractionClass.oblique and "?" in reading.grounding.text:
+        return fail("request_language_present", "a question")  # the card forbids any question
     return None

@@ -64,7 +64,8 @@ def keep_verbatim(plan: CompositeAttemptPlan, first: str) -> list[str]:
     out = [r.spoken for r in plan.briefs[0].requirements if r.slot not in touched]
     for ap in plan.content:
         m, t = ap.brief.materials, ap.brief.requirement(ap.brief.target)
-        out += [x for x in (m.wrong_value, m.fallback, m.pointer, m.vague_word, m.ambiguous_word, m.companion, m.extra, m.mismatch) if x]
+        out += [x for x in (m.wrong_value, m.fallback, m.pointer, m.vague_word, m.ambiguous_word, m.companion, m.extra,
+                            m.mismatch) if x]
         if t is not None and ap.component.fault_type in ("false_presupposition", "syntactic_ambiguity"):
             out.append(t.spoken)
     seen: list[str] = []
@@ -103,12 +104,12 @@ class CompositePlan:
         plan = self.plan
         messages, version = writing.render_composite([ap.brief for ap in plan.content])
         row.card_version = version
-        first = (await call("writer", messages, version, row.call_ids)).text.strip()
+        first = writing.parse_writer((await call("writer", messages, version, row.call_ids)).text)
         if not plan.two_pass:
             return first
         messages, v2 = writing.render_transform(first, plan.transform_briefs(), keep_verbatim(plan, first))
         row.card_version = f"{version}+{v2}"
-        text = (await call("writer", messages, v2, row.call_ids)).text.strip()
+        text = writing.parse_writer((await call("writer", messages, v2, row.call_ids)).text)
         materials = dict(json.loads(row.materials_json or "{}"))
         materials["first_pass"] = first
         row.materials_json = canonical_json(materials)
@@ -129,7 +130,7 @@ class CompositePlan:
 
     async def extract(self, call: Any, role: str, inp: ExtractionInput, call_ids: list[str]) -> Found:
         messages, version = writing.render_multi(inp)
-        found = writing.parse_multi((await call(role, messages, version, call_ids)).text)
+        found = writing.parse_multi((await call(role, messages, version, call_ids)).text, inp.requirements)
         targeted: dict[str, TargetedExtraction | None] = {}
         if found is None:
             return None, targeted
@@ -138,7 +139,8 @@ class CompositePlan:
             if planned_key(ap) not in keys:
                 continue
             messages, version = writing.render_component(inp, flaw_of(ap))
-            targeted[ap.component.fault_type] = writing.parse_targeted((await call(role, messages, version, call_ids)).text)
+            reply = (await call(role, messages, version, call_ids)).text
+            targeted[ap.component.fault_type] = writing.parse_targeted(reply, inp.requirements)
         return found, targeted
 
     def record_extraction(self, row: Attempt, who: str, found: Found) -> None:

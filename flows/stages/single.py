@@ -50,7 +50,7 @@ class SinglePlan:
     async def write(self, call: Any, row: Attempt) -> str:
         messages, version = writing.render_writer(self.brief)
         row.card_version = version
-        return (await call("writer", messages, version, row.call_ids)).text.strip()
+        return writing.parse_writer((await call("writer", messages, version, row.call_ids)).text)
 
     def check_text(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str, row: Attempt) -> Verdict | None:
         return check_text(adapter, root, truth, self.brief, text)
@@ -85,11 +85,11 @@ class SinglePlan:
 async def extract_single(call: Any, role: str, inp: ExtractionInput, call_ids: list[str]) -> Found:
     """The blind form, then the targeted form of the class the extractor found (none: no second call)."""
     messages, version = writing.render_blind(inp)
-    blind = writing.parse_blind((await call(role, messages, version, call_ids)).text)
+    blind = writing.parse_blind((await call(role, messages, version, call_ids)).text, inp.requirements)
     if blind is None or blind.flaw == "none":
         return blind, None
     messages, version = writing.render_targeted(inp, blind.flaw)
-    return blind, writing.parse_targeted((await call(role, messages, version, call_ids)).text)
+    return blind, writing.parse_targeted((await call(role, messages, version, call_ids)).text, inp.requirements)
 
 
 @dataclass
