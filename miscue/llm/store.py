@@ -6,13 +6,15 @@ reproducible and free.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -51,6 +53,12 @@ class ExchangeStore:
 
     Writes are atomic (a temporary file in the same directory, fsync, ``os.replace``); readers
     never see half a record. A success may replace a failure record, never the other way round.
+
+    Concurrent writers (the shards of a sharded build, in other processes or on other machines
+    sharing the artifacts filesystem) are safe: one key is one path, so two writers of the same
+    request leave one complete record, never two; the rename that puts a record in place holds
+    an exclusive ``flock`` of the key's directory's lock file (``.locks/<key[:2]>``), so a failure record
+    that checked for a stored success cannot land over a success written in between.
     """
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
@@ -90,11 +98,28 @@ class ExchangeStore:
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
-            os.replace(tmp, path)
+            with self._lock(record.key):
+                if not record.ok:  # again under the lock: a success may have landed meanwhile
+                    existing = self._peek(path)
+                    if existing is not None and existing.ok:
+                        Path(tmp).unlink(missing_ok=True)
+                        return path
+                os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
         return path
+
+    @contextlib.contextmanager
+    def _lock(self, key: str) -> Iterator[None]:
+        locks = self.root / ".locks"
+        locks.mkdir(exist_ok=True)
+        fd = os.open(locks / key[:2], os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
 
     def _peek(self, path: Path) -> StoredExchange | None:
         try:
