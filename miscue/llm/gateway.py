@@ -11,7 +11,9 @@ failures (auth, quota, bad request) raise :class:`~miscue.llm.errors.TerminalPro
 once. Nothing ever falls back to another model. litellm's own retries stay off (``num_retries``
 is never passed) and ``max_retries=0`` stops the OpenAI SDK from retrying underneath. Tokens and
 cost are counted per call and per role, and an optional budget cap refuses a call before it is
-made.
+made. With a :class:`~miscue.llm.control.RunControl` (the shards of one sharded build, in other
+processes or on other machines) the first terminal error halts every gateway of the run and the
+budget cap holds for their sum.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 
 from miscue.errors import BadInput
 from miscue.llm.config import ROLES, SECRET_PARAMS, LLMConfig, Message, Role, RoleConfig
+from miscue.llm.control import RunControl
 from miscue.llm.env import load_litellm
 from miscue.llm.errors import BudgetExceeded, StoreMiss, TerminalProviderError, TransientProviderError
 from miscue.llm.limits import LoopState, RateLimiter, RoleUsage
@@ -124,9 +127,10 @@ class Gateway:
     """All model calls of a run. ``store_dir`` is the store root (e.g. ``artifacts/store``);
     exchanges live under ``<store_dir>/exchanges/``."""
 
-    def __init__(self, config: LLMConfig, store_dir: str | os.PathLike[str]) -> None:
+    def __init__(self, config: LLMConfig, store_dir: str | os.PathLike[str], control: RunControl | None = None) -> None:
         self.config = config
         self.store = ExchangeStore(Path(store_dir) / "exchanges")
+        self.control = control  # the run's shared halt and budget ledger (sharded builds)
         self._usage: dict[str, RoleUsage] = {role: RoleUsage() for role in ROLES}
         self._loop_state: LoopState | None = None
         self._reserved = 0.0  # expected cost of calls in flight (budget)
@@ -134,6 +138,19 @@ class Gateway:
         # later call that the store cannot answer raises it again without calling, so a run
         # stops at once rather than each call in flight meeting the error on its own.
         self.halted: TerminalProviderError | None = None
+
+    def _halt(self, error: TerminalProviderError) -> TerminalProviderError:
+        self.halted = error
+        if self.control is not None:
+            self.control.halt(error)
+        return error
+
+    def absorb(self, usage: dict[str, RoleUsage]) -> None:
+        """Add another gateway's per-role totals (a shard's, run elsewhere) to this one's."""
+        for role, other in usage.items():
+            mine = self._usage[role]
+            for name, value in other:
+                setattr(mine, name, getattr(mine, name) + value)
 
     # -- budget ---------------------------------------------------------------------------
     @property
@@ -163,13 +180,17 @@ class Gateway:
         if cap is None:
             return 0.0
         expected = self.expected_cost(role, messages)
-        spent = self.spent
-        if spent + self._reserved + expected > cap:
+        spent, reserved = self.spent, self._reserved
+        if self.control is not None:  # the run's shared ledger: every shard's spend and calls in flight
+            ok, spent, reserved = self.control.reserve(expected, cap)
+        else:
+            ok = spent + reserved + expected <= cap
+        if not ok:
             exchange = Exchange(call_id=key, role=role, model=cfg.model, text="",
                                 error="budget: refused before calling")
             raise BudgetExceeded(
                 f"budget: max_cost {cap:.6g} USD reached (spent {spent:.6g}, in flight "
-                f"{self._reserved:.6g}, next {role} call expected {expected:.6g}); the run stopped "
+                f"{reserved:.6g}, next {role} call expected {expected:.6g}); the run stopped "
                 f"cleanly, finished exchanges are kept in the store -- rerun with a higher cap to "
                 f"resume", exchange=exchange, spent=spent, expected=expected, cap=cap)
         self._reserved += expected
@@ -200,20 +221,23 @@ class Gateway:
 
         if self.halted is not None:
             raise self.halted
+        if self.control is not None and (shared := self.control.halted()) is not None:
+            self.halted = shared  # another shard of the run met a terminal error
+            raise shared
         try:
             reservation = self._reserve(role, cfg, messages, key)  # BudgetExceeded: nothing called
         except BudgetExceeded as exc:
-            self.halted = exc
-            raise
+            raise self._halt(exc) from None
         started_at = _utc_now()
         attempts = 0
+        incurred = [0.0]  # what this request's responses cost (retried empty ones included)
         secrets = [str(v) for k, v in cfg.params.items() if k in SECRET_PARAMS and v]
 
         async def attempt_once() -> _Answer:
             nonlocal attempts
             attempts += 1
             usage.requests += 1
-            return await self._attempt(role, cfg, messages)
+            return await self._attempt(role, cfg, messages, incurred)
 
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self.config.max_retries + 1),
@@ -235,16 +259,17 @@ class Gateway:
             exchange = Exchange(call_id=key, role=role, model=cfg.model, text="",
                                 error=f"{kind}: {error}", attempts=attempts)
             if isinstance(failure, _Terminal):
-                self.halted = TerminalProviderError(
+                raise self._halt(TerminalProviderError(
                     f"{role} {cfg.model}: {kind} error (status {failure.status}), not retried: "
-                    f"{error}", exchange=exchange, kind=kind, status=failure.status)
-                raise self.halted from None
+                    f"{error}", exchange=exchange, kind=kind, status=failure.status)) from None
             raise TransientProviderError(
                 f"{role} {cfg.model}: still failing after {attempts} attempts "
                 f"(status {failure.status}): {error}",
                 exchange=exchange, kind=kind, status=failure.status) from None
         finally:
             self._reserved -= reservation
+            if self.control is not None and self.config.max_cost is not None:
+                self.control.settle(reservation, incurred[0])
 
         usage.calls += 1
         usage.retries += attempts - 1
@@ -269,7 +294,7 @@ class Gateway:
         return {role: usage.model_copy() for role, usage in self._usage.items()}
 
     # -- one attempt ----------------------------------------------------------------------
-    async def _attempt(self, role: str, cfg: RoleConfig, messages: list[Message]) -> _Answer:
+    async def _attempt(self, role: str, cfg: RoleConfig, messages: list[Message], incurred: list[float]) -> _Answer:
         litellm = load_litellm()
         state = self._state()
         timeout = self.config.timeout_s
@@ -304,6 +329,7 @@ class Gateway:
         totals.prompt_tokens += usage.prompt_tokens
         totals.completion_tokens += usage.completion_tokens
         totals.cost += cost
+        incurred[0] += cost
 
         choices = getattr(response, "choices", None) or []
         text = choices[0].message.content if choices else None
