@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from pathlib import Path
+from typing import Any
 
 from loguru import logger
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
@@ -239,21 +240,17 @@ class Gateway:
             usage.requests += 1
             return await self._attempt(role, cfg, messages, incurred)
 
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.config.max_retries + 1),
-            wait=self._backoff,
-            retry=retry_if_exception_type(_Retryable),
-            before_sleep=functools.partial(self._log_retry, role, cfg.model),
-            reraise=True,
-        )
         try:
-            answer: _Answer = await retrying(attempt_once)
+            try:
+                answer: _Answer = await attempt_once()  # most calls: one attempt, no retry machinery built
+            except _Retryable as first:
+                answer = await self._retry(first, attempt_once, role, cfg.model)
         except (_Retryable, _Terminal) as failure:
             usage.failures += 1
             usage.retries += attempts - 1
             error = _redact(failure.reason, secrets)
             kind = failure.kind if isinstance(failure, _Terminal) else "transient"
-            self.store.put(StoredExchange(
+            await self._put(StoredExchange(
                 key=key, request=request, text=None, error=f"{kind}: {error}", attempts=attempts,
                 started_at=started_at, finished_at=_utc_now()))
             exchange = Exchange(call_id=key, role=role, model=cfg.model, text="",
@@ -273,7 +270,7 @@ class Gateway:
 
         usage.calls += 1
         usage.retries += attempts - 1
-        self.store.put(StoredExchange(
+        await self._put(StoredExchange(
             key=key, request=request, text=answer.text, usage=answer.usage, cost=answer.cost,
             latency_s=answer.latency_s, attempts=attempts, response_model=answer.response_model,
             started_at=started_at, finished_at=_utc_now()))
@@ -338,6 +335,29 @@ class Gateway:
         return _Answer(text=text, usage=usage, cost=cost, latency_s=latency,
                        response_model=getattr(response, "model", None))
 
+    async def _put(self, record: StoredExchange) -> None:
+        """Store a record from a worker thread: its fsync (milliseconds on a real disk) must not
+        hold up every other call of the event loop. It is stored before ``complete`` returns."""
+        await asyncio.to_thread(self.store.put, record)
+
+    async def _retry(self, first: _Retryable, attempt: Any, role: str, model: str) -> _Answer:
+        """Attempts 2.. after a first transient failure: the same backoff, log line and bound
+        (``max_retries`` more attempts) as one tenacity loop over every attempt."""
+        if self.config.max_retries < 1:
+            raise first
+        delay = self._delay(1, first)
+        logger.warning("llm {} {}: attempt {} failed ({}), retrying in {:.2f}s",
+                       role, model, 1, first.reason.splitlines()[0][:200], delay)
+        await asyncio.sleep(delay)
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.config.max_retries),
+            wait=lambda state: self._delay(state.attempt_number + 1, _failure(state)),
+            retry=retry_if_exception_type(_Retryable),
+            before_sleep=functools.partial(self._log_retry, role, model),
+            reraise=True,
+        )
+        return await retrying(attempt)
+
     def _state(self) -> LoopState:
         loop = asyncio.get_running_loop()
         if self._loop_state is None or self._loop_state.loop is not loop:
@@ -347,14 +367,14 @@ class Gateway:
         return self._loop_state
 
     # -- retry policy ---------------------------------------------------------------------
-    def _backoff(self, state: RetryCallState) -> float:
-        """A bounded Retry-After when the provider sent one, else exponential backoff with
-        jitter: half the doubled delay plus a random half."""
-        failure = state.outcome.exception() if state.outcome is not None else None
+    def _delay(self, attempt_number: int, failure: BaseException | None) -> float:
+        """The wait after failed attempt ``attempt_number`` (1-based): a bounded Retry-After
+        when the provider sent one, else exponential backoff with jitter: half the doubled
+        delay plus a random half."""
         if isinstance(failure, _Retryable) and failure.retry_after_s is not None:
             return min(failure.retry_after_s, self.config.retry_after_cap_s)
         delay = min(self.config.backoff_cap_s,
-                    self.config.backoff_base_s * 2 ** (state.attempt_number - 1))
+                    self.config.backoff_base_s * 2 ** (attempt_number - 1))
         return delay / 2 + random.uniform(0, delay / 2)
 
     @staticmethod
@@ -363,7 +383,11 @@ class Gateway:
         reason = failure.reason if isinstance(failure, _Retryable) else repr(failure)
         wait = state.next_action.sleep if state.next_action is not None else 0.0
         logger.warning("llm {} {}: attempt {} failed ({}), retrying in {:.2f}s",
-                       role, model, state.attempt_number, reason.splitlines()[0][:200], wait)
+                       role, model, state.attempt_number + 1, reason.splitlines()[0][:200], wait)
+
+
+def _failure(state: RetryCallState) -> BaseException | None:
+    return state.outcome.exception() if state.outcome is not None else None
 
 
 def _check_messages(messages: list[Message]) -> None:
