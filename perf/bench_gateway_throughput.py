@@ -98,10 +98,11 @@ def main() -> None:
             per = args.concurrency // args.workers
             with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
                     Client(cluster) as client:
-                client.run(warm, base_url, f"{tmp}/warm")
+                names = sorted(client.scheduler_info()["workers"])
+                client.gather([client.submit(warm, base_url, f"{tmp}/warm", pure=False, workers=[w]) for w in names])
                 parts = [list(range(args.calls))[i::args.workers] for i in range(args.workers)]
                 futures = [client.submit(shard, base_url, f"{tmp}/dask", per, part, "dask", pure=False,
-                                         workers=[w]) for part, w in zip(parts, sorted(client.scheduler_info()["workers"]))]
+                                         workers=[w]) for part, w in zip(parts, names)]
                 spans = client.gather(futures)
             rows.append((f"{args.workers} Dask workers x {per}", max(e for _, e in spans) - min(s for s, _ in spans)))
     finally:
