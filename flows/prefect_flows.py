@@ -111,27 +111,13 @@ def shard(benchmark: str, kind: str, index: int, spec: bytes) -> shards.ShardRes
     return shards.run_shard(shards.unpack(spec))
 
 
-#: what a local cluster's worker processes are forked from (see :func:`dask_runner`)
-WORKER_PRELOAD = ["distributed", "prefect_dask", "flows.prefect_flows", "flows.stages.worker_preload"]
-
-
 def dask_runner(workers: Optional[int], dask_address: Optional[str]) -> Any:
     """prefect-dask's task runner: an existing cluster's scheduler, else a local cluster of
-    ``workers`` single-threaded worker processes (each shard's model calls are async inside).
-
-    A local cluster's workers start from a ``forkserver`` that imported Prefect, the stages and
-    litellm once (:data:`WORKER_PRELOAD`), rather than each spawned worker importing them again:
-    measured on the 2-core machine, ~6.5 s of CPU per worker saved (2 workers: 51 s -> 26 s wall
-    to a cluster ready to run a shard, under load)."""
+    ``workers`` single-threaded worker processes (each shard's model calls are async inside)."""
     from prefect_dask import DaskTaskRunner
 
     if dask_address:
         return DaskTaskRunner(address=dask_address)
-    import dask
-    from distributed.utils import get_mp_context
-
-    dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})
-    get_mp_context().set_forkserver_preload(WORKER_PRELOAD)  # before the forkserver starts (with the first worker)
     return DaskTaskRunner(cluster_kwargs={"n_workers": workers or 1, "threads_per_worker": 1, "processes": True,
                                           "dashboard_address": None})
 

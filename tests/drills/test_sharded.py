@@ -54,26 +54,17 @@ def _unpublished(artifacts: Path) -> bool:
     return not (artifacts / "corpora").exists() or corpus.versions(artifacts) == []
 
 
-def _cmdline(pid: int) -> bytes:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
-    except OSError:
-        return b""
-
-
-def _parent(pid: int) -> int:
-    try:
-        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-    except (OSError, IndexError, ValueError):
-        return -1
-
-
 def dask_workers(pid: int) -> list[int]:
-    """The Dask worker processes of the build ``pid``: the children of its cluster's forkserver
-    (the workers are forked from it, see ``flows.prefect_flows.dask_runner``)."""
-    below = descendants(pid)
-    servers = {p for p in below if b"multiprocessing.forkserver" in _cmdline(p)}
-    return sorted(p for p in below if _parent(p) in servers)
+    """The Dask worker processes of the build ``pid`` (its multiprocessing children)."""
+    out = []
+    for child in descendants(pid):
+        try:
+            cmdline = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ")
+        except OSError:
+            continue
+        if b"spawn_main" in cmdline:
+            out.append(child)
+    return out
 
 
 @pytest.fixture(scope="module")
