@@ -12,6 +12,14 @@ zero model calls; see :mod:`flows.stages.benchmark`.
 
 The report tables are published as Prefect artifacts of the run (``report-<section>`` table
 artifacts and a ``corpus-report`` Markdown artifact).
+
+Scale-out (``workers`` / ``dask_address``): the build's stages run as the subflow
+``miscue-build-shards`` on ``prefect-dask``'s ``DaskTaskRunner`` -- a local ``dask.distributed``
+cluster of N worker processes, or an existing cluster's scheduler. Each benchmark's load ->
+graphs -> plan is one task; write/verify is a task per shard of graphs and composites a task
+per k (:mod:`flows.stages.shards`), all submitted at once so benchmarks run concurrently; the
+shards are merged in the main process and published as the in-process build would. Without
+either option the build runs in this process exactly as before (no Dask).
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from prefect.states import Failed  # noqa: E402
 from prefect.utilities.annotations import quote  # noqa: E402
 
 from flows.stages import benchmark as stages  # noqa: E402
+from flows.stages import shards  # noqa: E402
 from flows.stages.benchmark import BenchmarkRun  # noqa: E402
 from flows.stages.publish import publish_build  # noqa: E402
 from flows.stages.regenerate import (RegenerationPlan, check_parent_models, plan_regeneration,  # noqa: E402
@@ -87,6 +96,59 @@ def write_verify(benchmark: str, run: BenchmarkRun, gen: GenerateConfig, gateway
 @_stage("composite")
 def composite_stage(benchmark: str, run: BenchmarkRun, config: CompositeConfig, gateway: Any) -> BenchmarkRun:
     return stages.stage_composite(run, config, gateway)
+
+
+@_stage("prepare")
+def prepare(benchmark: str, fault_types: list[str]) -> shards.Prepared:
+    return shards.stage_prepare(benchmark, fault_types)
+
+
+@task(name="shard", task_run_name="{kind}-{benchmark}-{index}", cache_policy=NO_CACHE, persist_result=False)
+def shard(benchmark: str, kind: str, index: int, spec: bytes) -> shards.ShardResult:
+    """One shard; ``spec`` is the pickled :class:`~flows.stages.shards.ShardSpec` (one payload:
+    neither Prefect nor Dask walks its graphs looking for futures, and Dask, which reads tuples
+    in arguments as tasks, cannot mistake a wrapper for one)."""
+    return shards.run_shard(shards.unpack(spec))
+
+
+def dask_runner(workers: Optional[int], dask_address: Optional[str]) -> Any:
+    """prefect-dask's task runner: an existing cluster's scheduler, else a local cluster of
+    ``workers`` single-threaded worker processes (each shard's model calls are async inside)."""
+    from prefect_dask import DaskTaskRunner
+
+    if dask_address:
+        return DaskTaskRunner(address=dask_address)
+    return DaskTaskRunner(cluster_kwargs={"n_workers": workers or 1, "threads_per_worker": 1, "processes": True,
+                                          "dashboard_address": None})
+
+
+@flow(name="miscue-build-shards", flow_run_name="shards")
+def sharded_stages(benchmarks: list[str], gen: GenerateConfig, composite: Optional[CompositeConfig], artifacts: str,
+                   models: ModelOptions, control: str) -> tuple[list[BenchmarkRun], list[Any]]:
+    """Every benchmark's stages as tasks on the Dask cluster (see the module docstring): the
+    merged runs and each shard's per-role usage. (No gateway parameter: a flow's parameters are
+    stored by the Prefect server, and only the model configuration's path may be.)"""
+    prepared = {b: prepare.submit(b, gen.fault_types) for b in benchmarks}
+    runs: dict[str, BenchmarkRun] = {}
+    pending: list[tuple[str, str, Any]] = []
+    for b in benchmarks:
+        run = runs[b] = shards.adopt(prepared[b].result())
+        specs = [("write-verify", s) for s in shards.write_verify_specs(run, gen, artifacts, models, control)]
+        if composite is not None:
+            specs += [("composite", s) for s in shards.composite_specs(run, composite, artifacts, models, control)]
+        pending += [(b, kind, shard.submit(b, kind, s.index, shards.pack(s))) for kind, s in specs]
+    results: dict[tuple[str, str], list[shards.ShardResult]] = {}
+    usage: list[Any] = []
+    for done, (b, kind, future) in enumerate(pending, 1):
+        part = future.result()
+        usage.append(part.usage)
+        results.setdefault((b, kind), []).append(part)
+        stages.report_progress("shards", done, len(pending))
+    for b, run in runs.items():
+        shards.merge_write_verify(run, results.get((b, "write-verify"), []))
+        if composite is not None and not run.stopped:
+            shards.merge_composite(run, composite, results.get((b, "composite"), []))
+    return list(runs.values()), usage
 
 
 @task(name="publish", cache_policy=NO_CACHE, persist_result=False)
@@ -145,20 +207,32 @@ def _stopped(runs: list[BenchmarkRun]) -> Any:
 @flow(name="miscue-build", flow_run_name="build-{attempts}-attempts", validate_parameters=True)
 def build_flow(benchmarks: Optional[list[str]] = None, fault_types: Optional[list[str]] = None, attempts: int = 4,
                artifacts: str = "artifacts", skip_unchanged: bool = False,
-               composite_ks: Optional[list[int]] = None, models: Optional[ModelOptions] = None) -> dict[str, Any]:
+               composite_ks: Optional[list[int]] = None, models: Optional[ModelOptions] = None,
+               workers: Optional[int] = None, dask_address: Optional[str] = None) -> dict[str, Any]:
     """All configured benchmarks: load -> graphs -> plan -> write/verify -> publish -> report.
-    ``models``: the model configuration's path and the run's limits (default: offline models)."""
+    ``models``: the model configuration's path and the run's limits (default: offline models).
+    ``workers`` / ``dask_address``: the stages run as shards on a local Dask cluster of that many
+    worker processes / on the existing cluster at that scheduler address."""
     with run_lock(Path(artifacts), command="miscue build"):  # one run per artifacts directory
-        return _build(benchmarks, fault_types, attempts, artifacts, skip_unchanged, composite_ks, models)
+        return _build(benchmarks, fault_types, attempts, artifacts, skip_unchanged, composite_ks, models,
+                      workers, dask_address)
 
 
 def _build(benchmarks: Optional[list[str]], fault_types: Optional[list[str]], attempts: int, artifacts: str,
-           skip_unchanged: bool, composite_ks: Optional[list[int]], models: Optional[ModelOptions]) -> dict[str, Any]:
+           skip_unchanged: bool, composite_ks: Optional[list[int]], models: Optional[ModelOptions],
+           workers: Optional[int] = None, dask_address: Optional[str] = None) -> dict[str, Any]:
     names = stages.check_benchmarks(benchmarks)
     gen = GenerateConfig(attempts=attempts, fault_types=stages.check_fault_types(fault_types))
     comp = CompositeConfig(ks=composite_ks) if composite_ks else None
     gateway = stages.make_gateway(Path(artifacts), models)
-    runs = _stages(names, gen, gateway, comp)
+    if workers or dask_address:
+        with shards.run_control(artifacts) as control:
+            subflow = sharded_stages.with_options(task_runner=dask_runner(workers, dask_address))
+            runs, usage = subflow(names, gen, comp, artifacts, models or ModelOptions(), control)
+        for part in usage:
+            gateway.absorb(part)
+    else:
+        runs = _stages(names, gen, gateway, comp)
     if (stopped := _stopped(runs)) is not None:
         return stopped
     config = stages.run_config(runs, gen, comp, gateway.config)

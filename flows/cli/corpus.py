@@ -21,6 +21,7 @@ from flows.stages.benchmark import check_benchmarks, check_fault_types
 from flows.stages.regenerate import check_parent_models, plan_regeneration
 from miscue import corpus
 from miscue.config import parse_ks
+from miscue.errors import BadInput
 from miscue.runlock import run_lock
 
 
@@ -47,11 +48,20 @@ def _run_table(run: dict[str, Any]) -> Table:
 
 @app.command()
 def build(
-    benchmark: Optional[list[str]] = typer.Option(None, "--benchmark", "-b", help="restrict to these benchmarks (repeatable; default: every registered one)"),
-    fault_type_: Optional[list[str]] = typer.Option(None, "--fault-type", "-t", help="restrict to these fault types (repeatable; default: all 11)"),
+    benchmark: Optional[list[str]] = typer.Option(
+        None, "--benchmark", "-b", help="restrict to these benchmarks (repeatable; default: every registered one)"),
+    fault_type_: Optional[list[str]] = typer.Option(
+        None, "--fault-type", "-t", help="restrict to these fault types (repeatable; default: all 11)"),
     attempts: int = typer.Option(4, min=1, help="attempts per cell"),
-    skip_unchanged: bool = typer.Option(False, "--skip-unchanged", help="publish nothing when every table equals the latest version's"),
+    skip_unchanged: bool = typer.Option(
+        False, "--skip-unchanged", help="publish nothing when every table equals the latest version's"),
     composite: Optional[str] = typer.Option(None, "--composite", help="also compose k faults per request, e.g. 2,4 (k in 2..4)"),
+    workers: Optional[int] = typer.Option(
+        None, "--workers", min=1,
+        help="run the stages as shards on a local Dask cluster of N worker processes (default: in-process)"),
+    dask_address: Optional[str] = typer.Option(
+        None, "--dask-address",
+        help="run the stages on an existing Dask cluster, e.g. tcp://HOST:8786 (artifacts on a shared filesystem)"),
     llm_config: Optional[Path] = LLM_CONFIG,
     max_cost: Optional[float] = MAX_COST,
     price: Optional[float] = PRICE,
@@ -64,8 +74,13 @@ def build(
     Exit codes: 0 published (or nothing changed), 1 corpus error, 2 bad input, 3 stopped cleanly
     (budget reached, store miss in replay, terminal provider error: finished exchanges are kept,
     rerun to resume), 4 another run holds the artifacts directory.
+
+    --workers N / --dask-address: the same corpus (identical table content hashes), built by
+    shards of graphs on a Dask cluster; one budget and one halt across every shard.
     """
     with exit_codes():
+        if workers is not None and dask_address is not None:
+            raise BadInput("give --workers (a local Dask cluster) or --dask-address (an existing one), not both")
         composite_ks = parse_ks(composite) if composite else None
         names = check_benchmarks(benchmark)
         types = check_fault_types(fault_type_)
@@ -77,7 +92,7 @@ def build(
     with exit_codes(), run_lock(artifacts, command="miscue build"), progress(not as_json and err.is_terminal):
         res = run_flow(build_flow, err.print, benchmarks=names, fault_types=types, attempts=attempts,
                          artifacts=artifacts_arg(artifacts), skip_unchanged=skip_unchanged,
-                         composite_ks=composite_ks, models=models)
+                         composite_ks=composite_ks, models=models, workers=workers, dask_address=dask_address)
     res["seconds"] = round(time.perf_counter() - started, 1)
     _print_result(res, as_json, "build")
 
@@ -101,7 +116,8 @@ def _print_result(res: dict[str, Any], as_json: bool, what: str) -> None:
               f"(the rest answered from the exchange store); {res['seconds']} s")
     if res.get("regeneration"):
         r = res["regeneration"]
-        out.print(f"regenerated {', '.join(r['fault_types'])} on {', '.join(r['benchmarks'])}; other rows carried over from {r['from']}")
+        out.print(f"regenerated {', '.join(r['fault_types'])} on {', '.join(r['benchmarks'])}; "
+                  f"other rows carried over from {r['from']}")
     out.print(f"report: {rep['markdown']}  {rep['html']}")
 
 

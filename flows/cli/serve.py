@@ -11,6 +11,7 @@ import typer
 from flows import deployment
 from flows.cli.app import ARTIFACTS, LLM_CONFIG, MAX_COST, PRICE, app, artifacts_arg, err, exit_codes, models_or_fail
 from flows.stages.benchmark import check_benchmarks, check_fault_types
+from miscue.errors import BadInput
 
 
 @app.command()
@@ -20,6 +21,8 @@ def serve(
     benchmark: Optional[list[str]] = typer.Option(None, "--benchmark", "-b", help="default benchmarks of scheduled runs"),
     fault_type_: Optional[list[str]] = typer.Option(None, "--fault-type", "-t", help="default fault types of scheduled runs"),
     attempts: int = typer.Option(4, min=1),
+    workers: Optional[int] = typer.Option(None, "--workers", min=1, help="scheduled runs: a local Dask cluster of N workers"),
+    dask_address: Optional[str] = typer.Option(None, "--dask-address", help="scheduled runs use this existing Dask cluster"),
     llm_config: Optional[Path] = LLM_CONFIG,
     max_cost: Optional[float] = MAX_COST,
     price: Optional[float] = PRICE,
@@ -27,11 +30,18 @@ def serve(
 ) -> None:
     """Serve the nightly-rebuild deployment (cron) against the Prefect server in PREFECT_API_URL.
 
-    The ephemeral server never fires schedules, so a real server is required.
+    The ephemeral server never fires schedules, so a real server is required. --workers /
+    --dask-address become the deployment's parameters: every scheduled build runs its shards there.
     """
     with exit_codes():
         deployment.require_server()
+        if workers is not None and dask_address is not None:
+            raise BadInput("give --workers (a local Dask cluster) or --dask-address (an existing one), not both")
         params: dict[str, Any] = {"attempts": attempts, "artifacts": artifacts_arg(artifacts)}
+        if workers is not None:
+            params["workers"] = workers
+        if dask_address is not None:
+            params["dask_address"] = dask_address
         if llm_config is not None or max_cost is not None or price is not None:
             # only the configuration's path is a deployment parameter: keys in it stay out of Prefect
             params["models"] = models_or_fail(llm_config, max_cost, price).model_dump()

@@ -1,11 +1,12 @@
 """The gateway's errors. Each derives from a kind of :mod:`miscue.errors`, so the command line
 maps it to its exit code: a store miss under replay and a terminal provider error (auth, quota,
 bad request, budget) stop a run cleanly (:class:`~miscue.errors.RunStopped`), a corrupt store
-entry is bad input."""
+entry is bad input. Every error pickles (a shard's stop travels back from a Dask worker)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from miscue.errors import BadInput, MiscueError, RunStopped
 from miscue.llm.records import Exchange
@@ -19,17 +20,23 @@ class StoreMiss(LLMError, RunStopped):
     """``replay_only`` is set and the store has no answer for this request."""
 
     def __init__(self, key: str, model: str, detail: str = "") -> None:
-        self.key, self.model = key, model
+        self.key, self.model, self.detail = key, model, detail
         super().__init__(f"replay-only: no stored exchange {key} for model {model!r}{detail}")
+
+    def __reduce__(self) -> Any:  # picklable: a shard's stop travels back from a Dask worker
+        return type(self), (self.key, self.model, self.detail)
 
 
 class StoreCorrupt(LLMError, BadInput):
     """A store entry cannot be read; it is never silently replaced by a new call."""
 
     def __init__(self, path: Path, reason: str) -> None:
-        self.path = path
+        self.path, self.reason = path, reason
         super().__init__(f"corrupt exchange store entry {path}: {reason} "
                          f"(inspect or delete the file; it was not re-requested)")
+
+    def __reduce__(self) -> Any:
+        return type(self), (self.path, self.reason)
 
 
 class ProviderError(LLMError):
@@ -39,6 +46,9 @@ class ProviderError(LLMError):
                  status: int | None) -> None:
         self.exchange, self.kind, self.status = exchange, kind, status
         super().__init__(message)
+
+    def __reduce__(self) -> Any:
+        return _rebuild, (type(self), str(self), {"exchange": self.exchange, "kind": self.kind, "status": self.status})
 
 
 class TerminalProviderError(ProviderError, RunStopped):
@@ -57,6 +67,15 @@ class BudgetExceeded(TerminalProviderError):
                  cap: float) -> None:
         self.spent, self.expected, self.cap = spent, expected, cap
         super().__init__(message, exchange=exchange, kind="budget", status=None)
+
+    def __reduce__(self) -> Any:
+        return _rebuild, (type(self), str(self), {"exchange": self.exchange, "spent": self.spent,
+                                                  "expected": self.expected, "cap": self.cap})
+
+
+def _rebuild(cls: type, message: str, kwargs: dict[str, Any]) -> Exception:
+    """Unpickle an error whose constructor takes keyword arguments."""
+    return cls(message, **kwargs)
 
 
 #: The errors that stop a run cleanly (finished exchanges are in the store; a rerun resumes).

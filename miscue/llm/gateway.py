@@ -11,7 +11,9 @@ failures (auth, quota, bad request) raise :class:`~miscue.llm.errors.TerminalPro
 once. Nothing ever falls back to another model. litellm's own retries stay off (``num_retries``
 is never passed) and ``max_retries=0`` stops the OpenAI SDK from retrying underneath. Tokens and
 cost are counted per call and per role, and an optional budget cap refuses a call before it is
-made.
+made. With a :class:`~miscue.llm.control.RunControl` (the shards of one sharded build, in other
+processes or on other machines) the first terminal error halts every gateway of the run and the
+budget cap holds for their sum.
 """
 
 from __future__ import annotations
@@ -25,12 +27,14 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from pathlib import Path
+from typing import Any
 
 from loguru import logger
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 from miscue.errors import BadInput
 from miscue.llm.config import ROLES, SECRET_PARAMS, LLMConfig, Message, Role, RoleConfig
+from miscue.llm.control import RunControl
 from miscue.llm.env import load_litellm
 from miscue.llm.errors import BudgetExceeded, StoreMiss, TerminalProviderError, TransientProviderError
 from miscue.llm.limits import LoopState, RateLimiter, RoleUsage
@@ -124,9 +128,10 @@ class Gateway:
     """All model calls of a run. ``store_dir`` is the store root (e.g. ``artifacts/store``);
     exchanges live under ``<store_dir>/exchanges/``."""
 
-    def __init__(self, config: LLMConfig, store_dir: str | os.PathLike[str]) -> None:
+    def __init__(self, config: LLMConfig, store_dir: str | os.PathLike[str], control: RunControl | None = None) -> None:
         self.config = config
         self.store = ExchangeStore(Path(store_dir) / "exchanges")
+        self.control = control  # the run's shared halt and budget ledger (sharded builds)
         self._usage: dict[str, RoleUsage] = {role: RoleUsage() for role in ROLES}
         self._loop_state: LoopState | None = None
         self._reserved = 0.0  # expected cost of calls in flight (budget)
@@ -134,6 +139,19 @@ class Gateway:
         # later call that the store cannot answer raises it again without calling, so a run
         # stops at once rather than each call in flight meeting the error on its own.
         self.halted: TerminalProviderError | None = None
+
+    def _halt(self, error: TerminalProviderError) -> TerminalProviderError:
+        self.halted = error
+        if self.control is not None:
+            self.control.halt(error)
+        return error
+
+    def absorb(self, usage: dict[str, RoleUsage]) -> None:
+        """Add another gateway's per-role totals (a shard's, run elsewhere) to this one's."""
+        for role, other in usage.items():
+            mine = self._usage[role]
+            for name, value in other:
+                setattr(mine, name, getattr(mine, name) + value)
 
     # -- budget ---------------------------------------------------------------------------
     @property
@@ -163,13 +181,17 @@ class Gateway:
         if cap is None:
             return 0.0
         expected = self.expected_cost(role, messages)
-        spent = self.spent
-        if spent + self._reserved + expected > cap:
+        spent, reserved = self.spent, self._reserved
+        if self.control is not None:  # the run's shared ledger: every shard's spend and calls in flight
+            ok, spent, reserved = self.control.reserve(expected, cap)
+        else:
+            ok = spent + reserved + expected <= cap
+        if not ok:
             exchange = Exchange(call_id=key, role=role, model=cfg.model, text="",
                                 error="budget: refused before calling")
             raise BudgetExceeded(
                 f"budget: max_cost {cap:.6g} USD reached (spent {spent:.6g}, in flight "
-                f"{self._reserved:.6g}, next {role} call expected {expected:.6g}); the run stopped "
+                f"{reserved:.6g}, next {role} call expected {expected:.6g}); the run stopped "
                 f"cleanly, finished exchanges are kept in the store -- rerun with a higher cap to "
                 f"resume", exchange=exchange, spent=spent, expected=expected, cap=cap)
         self._reserved += expected
@@ -200,55 +222,55 @@ class Gateway:
 
         if self.halted is not None:
             raise self.halted
+        if self.control is not None and (shared := self.control.halted()) is not None:
+            self.halted = shared  # another shard of the run met a terminal error
+            raise shared
         try:
             reservation = self._reserve(role, cfg, messages, key)  # BudgetExceeded: nothing called
         except BudgetExceeded as exc:
-            self.halted = exc
-            raise
+            raise self._halt(exc) from None
         started_at = _utc_now()
         attempts = 0
+        incurred = [0.0]  # what this request's responses cost (retried empty ones included)
         secrets = [str(v) for k, v in cfg.params.items() if k in SECRET_PARAMS and v]
 
         async def attempt_once() -> _Answer:
             nonlocal attempts
             attempts += 1
             usage.requests += 1
-            return await self._attempt(role, cfg, messages)
+            return await self._attempt(role, cfg, messages, incurred)
 
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.config.max_retries + 1),
-            wait=self._backoff,
-            retry=retry_if_exception_type(_Retryable),
-            before_sleep=functools.partial(self._log_retry, role, cfg.model),
-            reraise=True,
-        )
         try:
-            answer: _Answer = await retrying(attempt_once)
+            try:
+                answer: _Answer = await attempt_once()  # most calls: one attempt, no retry machinery built
+            except _Retryable as first:
+                answer = await self._retry(first, attempt_once, role, cfg.model)
         except (_Retryable, _Terminal) as failure:
             usage.failures += 1
             usage.retries += attempts - 1
             error = _redact(failure.reason, secrets)
             kind = failure.kind if isinstance(failure, _Terminal) else "transient"
-            self.store.put(StoredExchange(
+            await self._put(StoredExchange(
                 key=key, request=request, text=None, error=f"{kind}: {error}", attempts=attempts,
                 started_at=started_at, finished_at=_utc_now()))
             exchange = Exchange(call_id=key, role=role, model=cfg.model, text="",
                                 error=f"{kind}: {error}", attempts=attempts)
             if isinstance(failure, _Terminal):
-                self.halted = TerminalProviderError(
+                raise self._halt(TerminalProviderError(
                     f"{role} {cfg.model}: {kind} error (status {failure.status}), not retried: "
-                    f"{error}", exchange=exchange, kind=kind, status=failure.status)
-                raise self.halted from None
+                    f"{error}", exchange=exchange, kind=kind, status=failure.status)) from None
             raise TransientProviderError(
                 f"{role} {cfg.model}: still failing after {attempts} attempts "
                 f"(status {failure.status}): {error}",
                 exchange=exchange, kind=kind, status=failure.status) from None
         finally:
             self._reserved -= reservation
+            if self.control is not None and self.config.max_cost is not None:
+                self.control.settle(reservation, incurred[0])
 
         usage.calls += 1
         usage.retries += attempts - 1
-        self.store.put(StoredExchange(
+        await self._put(StoredExchange(
             key=key, request=request, text=answer.text, usage=answer.usage, cost=answer.cost,
             latency_s=answer.latency_s, attempts=attempts, response_model=answer.response_model,
             started_at=started_at, finished_at=_utc_now()))
@@ -269,7 +291,7 @@ class Gateway:
         return {role: usage.model_copy() for role, usage in self._usage.items()}
 
     # -- one attempt ----------------------------------------------------------------------
-    async def _attempt(self, role: str, cfg: RoleConfig, messages: list[Message]) -> _Answer:
+    async def _attempt(self, role: str, cfg: RoleConfig, messages: list[Message], incurred: list[float]) -> _Answer:
         litellm = load_litellm()
         state = self._state()
         timeout = self.config.timeout_s
@@ -304,6 +326,7 @@ class Gateway:
         totals.prompt_tokens += usage.prompt_tokens
         totals.completion_tokens += usage.completion_tokens
         totals.cost += cost
+        incurred[0] += cost
 
         choices = getattr(response, "choices", None) or []
         text = choices[0].message.content if choices else None
@@ -311,6 +334,29 @@ class Gateway:
             raise _Retryable("empty output")
         return _Answer(text=text, usage=usage, cost=cost, latency_s=latency,
                        response_model=getattr(response, "model", None))
+
+    async def _put(self, record: StoredExchange) -> None:
+        """Store a record from a worker thread: its fsync (milliseconds on a real disk) must not
+        hold up every other call of the event loop. It is stored before ``complete`` returns."""
+        await asyncio.to_thread(self.store.put, record)
+
+    async def _retry(self, first: _Retryable, attempt: Any, role: str, model: str) -> _Answer:
+        """Attempts 2.. after a first transient failure: the same backoff, log line and bound
+        (``max_retries`` more attempts) as one tenacity loop over every attempt."""
+        if self.config.max_retries < 1:
+            raise first
+        delay = self._delay(1, first)
+        logger.warning("llm {} {}: attempt {} failed ({}), retrying in {:.2f}s",
+                       role, model, 1, first.reason.splitlines()[0][:200], delay)
+        await asyncio.sleep(delay)
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self.config.max_retries),
+            wait=lambda state: self._delay(state.attempt_number + 1, _failure(state)),
+            retry=retry_if_exception_type(_Retryable),
+            before_sleep=functools.partial(self._log_retry, role, model),
+            reraise=True,
+        )
+        return await retrying(attempt)
 
     def _state(self) -> LoopState:
         loop = asyncio.get_running_loop()
@@ -321,14 +367,14 @@ class Gateway:
         return self._loop_state
 
     # -- retry policy ---------------------------------------------------------------------
-    def _backoff(self, state: RetryCallState) -> float:
-        """A bounded Retry-After when the provider sent one, else exponential backoff with
-        jitter: half the doubled delay plus a random half."""
-        failure = state.outcome.exception() if state.outcome is not None else None
+    def _delay(self, attempt_number: int, failure: BaseException | None) -> float:
+        """The wait after failed attempt ``attempt_number`` (1-based): a bounded Retry-After
+        when the provider sent one, else exponential backoff with jitter: half the doubled
+        delay plus a random half."""
         if isinstance(failure, _Retryable) and failure.retry_after_s is not None:
             return min(failure.retry_after_s, self.config.retry_after_cap_s)
         delay = min(self.config.backoff_cap_s,
-                    self.config.backoff_base_s * 2 ** (state.attempt_number - 1))
+                    self.config.backoff_base_s * 2 ** (attempt_number - 1))
         return delay / 2 + random.uniform(0, delay / 2)
 
     @staticmethod
@@ -337,7 +383,11 @@ class Gateway:
         reason = failure.reason if isinstance(failure, _Retryable) else repr(failure)
         wait = state.next_action.sleep if state.next_action is not None else 0.0
         logger.warning("llm {} {}: attempt {} failed ({}), retrying in {:.2f}s",
-                       role, model, state.attempt_number, reason.splitlines()[0][:200], wait)
+                       role, model, state.attempt_number + 1, reason.splitlines()[0][:200], wait)
+
+
+def _failure(state: RetryCallState) -> BaseException | None:
+    return state.outcome.exception() if state.outcome is not None else None
 
 
 def _check_messages(messages: list[Message]) -> None:

