@@ -34,11 +34,11 @@ TWINS = [Requirement(slot="exchange.payment", phrase="the payment method for ord
     ('{"flaw": "Withheld", "requirement": "new_size"}', ("withheld", "new_size")),
     ('{"flaw": "marked (a subjective description)", "requirement": "new_size"}', ("marked", "new_size")),
     # the requirement named by its phrase, its value, or its id with the phrase
-    ('{"flaw": "withheld", "requirement": "the new keyboard size"}', ("withheld", "new_size")),
-    ('{"flaw": "withheld", "requirement": "The new keyboard size"}', ("withheld", "new_size")),
-    ('{"flaw": "withheld", "requirement": "new keyboard size"}', ("withheld", "new_size")),
+    ('{"flaw": "withheld", "requirement": "the size of the new mechanical keyboard"}', ("withheld", "new_size")),
+    ('{"flaw": "withheld", "requirement": "The size of the new mechanical keyboard"}', ("withheld", "new_size")),
+    ('{"flaw": "withheld", "requirement": "size of the new mechanical keyboard"}', ("withheld", "new_size")),
     ('{"flaw": "substituted", "requirement": "clicky"}', ("substituted", "new_switch_type")),
-    ('{"flaw": "withheld", "requirement": "new_size (the new keyboard size)"}', ("withheld", "new_size")),
+    ('{"flaw": "withheld", "requirement": "new_size (the size of the new mechanical keyboard)"}', ("withheld", "new_size")),
     ('{"flaw": "withheld", "requirement": "NEW_SIZE"}', ("withheld", "new_size")),
 ])
 def test_blind_variants_parse_to_the_intended_reading(reply, expected):
@@ -98,7 +98,8 @@ def test_a_null_fallback_is_no_contrary_reading():
 
 
 def test_targeted_fields_as_models_write_them():
-    found = parse_targeted('{"flaw": "Substituted", "requirement": "the new switch type", "stated_value": ["tactile"], '
+    found = parse_targeted('{"flaw": "Substituted", "requirement": "the switch type of the new mechanical keyboard", '
+                           '"stated_value": ["tactile"], '
                            '"clause": "n/a", "span": null}', REQS)
     assert (found.flaw, found.requirement, found.stated_value, found.clause, found.span) == \
         ("substituted", "new_switch_type", "tactile", None, None)
@@ -126,7 +127,8 @@ def test_the_other_attachment_named_as_second_reading_is_the_forms_null():
 
 
 def test_multi_form_variants():
-    found = parse_multi('Here you go:\n```json\n{"flaws": [{"flaw": "Withheld", "requirement": "the new keyboard size"},'
+    found = parse_multi('Here you go:\n```json\n{"flaws": [{"flaw": "Withheld", '
+                        '"requirement": "the size of the new mechanical keyboard"},'
                         ' {"flaw": "extras", "requirement": "None"}, {"flaw": "none"},]}\n```', REQS)
     assert [(f.flaw, f.requirement) for f in found] == [("withheld", "new_size"), ("extras", None)]
     assert parse_multi('{"flaws": [{"flaw": "withheld", "requirement": "the colour"}]}', REQS) is None
