@@ -256,6 +256,7 @@ def test_composite_card_issues_every_component_with_its_target(composer, retail_
 
 def test_second_pass_hides_faulted_truths_and_its_slips_are_caught(composer, retail_build):
     g, d = _draw(composer, retail_build.graphs, ["factual_error", "insufficient_information", "contextual_irrelevance"])
+    adapter, root, truth = composer.planner.adapter, g.root.intent, g.root.ground_truth
     kept = slipped = 0
     for attempt in range(40):
         plan = composer.attempt(d, g, attempt)
@@ -265,13 +266,13 @@ def test_second_pass_hides_faulted_truths_and_its_slips_are_caught(composer, ret
         messages, _ = writing.render_transform(first, plan.transform_briefs(), [])
         final = provider.answer("offline/writer", messages)
         assert final == writer.write_transform(first, plan.transform_briefs(), [])
-        verdict = repaired_by_transform(plan, first, final)
+        verdict = repaired_by_transform(adapter, root, plan, first, final)
         if writer.slips(first, attempt):
             slipped += 1
             assert verdict is not None and verdict.code == "composite:repaired_by_transform", final
         else:
             kept += 1
-            assert verdict is None and final.endswith(first) and check_composite_text(plan, final) is None
+            assert verdict is None and final.endswith(first) and check_composite_text(adapter, root, truth, plan, final) is None
     assert kept and slipped
 
 
@@ -337,7 +338,7 @@ def _verify(retail, g, plan, text, blind_a=None, blind_b=None, ta=None, tb=None)
 def test_a_faithful_composite_is_admitted_per_component_and_its_merged_reading_executed(retail, three):
     g, plan = three
     text = _text(plan)
-    assert check_composite_text(plan, text) is None
+    assert check_composite_text(retail, g.root.intent, g.root.ground_truth, plan, text) is None
     res = _verify(retail, g, plan, text)
     assert res.admitted, res.verdict
     assert all(c.admission.admitted and c.admission.executed >= 1 for c in res.components)
@@ -356,20 +357,24 @@ def test_a_faithful_composite_is_admitted_per_component_and_its_merged_reading_e
 
 def test_mechanical_checks_grow_with_k(retail, three):
     g, plan = three
+
+    def check(text):
+        return check_composite_text(retail, g.root.intent, g.root.ground_truth, plan, text)
+
     text = _text(plan)
     n_req = len(plan.briefs[0].requirements)
     budget = writing.composite_word_budget(3, n_req, False, len(plan.get("irrelevant_information").brief.materials.extra.split()))
     assert budget > 130 + 2 * 25 - 1
     filler = " ".join(["really"] * (budget - len(text.split())))
-    assert check_composite_text(plan, text + " " + filler) is None, "within the k-fault budget"
-    assert check_composite_text(plan, text + " " + filler + " again").code == "text:too_long"
-    assert check_composite_text(plan, _text(plan, wrong=False)).code == "text:true_value_still_present"
-    assert check_composite_text(plan, _text(plan, omit=False)).code == "text:withheld_value_present"
-    assert check_composite_text(plan, _text(plan, extra=False)).code == "text:extra_detail_absent"
+    assert check(text + " " + filler) is None, "within the k-fault budget"
+    assert check(text + " " + filler + " again").code == "text:too_long"
+    assert check(_text(plan, wrong=False)).code == "text:true_value_still_present"
+    assert check(_text(plan, omit=False)).code == "text:withheld_value_present"
+    assert check(_text(plan, extra=False)).code == "text:extra_detail_absent"
     fe = plan.get("factual_error").component.target
     retained = next(r for r in plan.briefs[0].requirements if r.slot not in {ap.component.target for ap in plan.components})
     dropped = text.replace(f"{retained.phrase} is {retained.spoken}", f"{retained.phrase} is whatever")
-    assert fe != retained.slot and check_composite_text(plan, dropped).code == "text:requirement_not_conveyed"
+    assert fe != retained.slot and check(dropped).code == "text:requirement_not_conveyed"
 
 
 def test_transformation_that_silently_repaired_a_content_fault_is_rejected(composer, retail_build):
@@ -377,12 +382,16 @@ def test_transformation_that_silently_repaired_a_content_fault_is_rejected(compo
     plan = composer.attempt(d, g, 0)
     assert plan.two_pass
     first = _text(plan)
-    assert repaired_by_transform(plan, first, OFF_TOPIC + " " + first) is None
+
+    def repaired(final):
+        return repaired_by_transform(composer.planner.adapter, g.root.intent, plan, first, final)
+
+    assert repaired(OFF_TOPIC + " " + first) is None
     fixed = OFF_TOPIC + " " + _text(plan, wrong=False)  # the wrong value put right by the second pass
-    verdict = repaired_by_transform(plan, first, fixed)
+    verdict = repaired(fixed)
     assert verdict.code == "composite:repaired_by_transform" and verdict.stage == "write" and "factual_error" in verdict.detail
     restored = OFF_TOPIC + " " + _text(plan, omit=False)  # the omitted requirement put back
-    assert "insufficient_information" in repaired_by_transform(plan, first, restored).detail
+    assert "insufficient_information" in repaired(restored).detail
     # the same repaired text, run on through extraction, is not admitted either
     res = _verify(composer.planner.adapter, g, plan, fixed,
                   blind_a=[b for b in _blind(plan) if b.flaw != "substituted"])
