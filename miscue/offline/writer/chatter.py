@@ -25,7 +25,7 @@ TOPICS: dict[str, tuple[str, ...]] = {
     ),
     "marathon": (
         "I have been training for a half marathon for months now.",
-        "Every morning I get up before sunrise and run along the river while the city is still quiet.",
+        "Every morning I get up before sunrise and run along the river while the city is still asleep.",
         "My knees have started to complain, and my physio says I should stretch more.",
         "Last Sunday I ran the whole course for the first time and nearly cried at the finish.",
         "My running club meets on Thursday evenings, and we always end up at the bakery afterwards.",
@@ -136,7 +136,7 @@ TOPICS: dict[str, tuple[str, ...]] = {
         "At this point I know every billboard on the route by heart.",
     ),
     "documentary": (
-        "Last night I watched a documentary about deep sea creatures and could not sleep afterwards.",
+        "Last night I watched a documentary about creatures of the ocean floor and could not sleep afterwards.",
         "There are fish down there that make their own light and look like something out of a dream.",
         "The crew spent years waiting to film a giant squid.",
         "I kept pausing it to read about the animals, so it took me all evening.",
