@@ -280,13 +280,19 @@ def test_multi_form_never_reveals_the_plan_and_routes_to_every_detector(composer
     g, d = _draw(composer, retail_build.graphs, ["factual_error", "insufficient_information", "irrelevant_information"])
     plan = composer.attempt(d, g, 0)
     b = plan.briefs[0]
-    neutral = ExtractionInput(context=b.context, request=b.request, requirements=b.requirements,
+    # the extractors are shown the requirements with their legal values, as the composite stage shows them
+    shown = plan.components[0].extraction
+    assert shown is not None and any(r.options for r in shown)
+    neutral = ExtractionInput(context=b.context, request=b.request, requirements=shown,
                               text=writer.write_plain(b.model_copy(update={"fault_type": "none"})))
     messages, version = writing.render_multi(neutral)
     content = " ".join(m["content"] for m in messages).lower()
     assert "<form>multi</form>" in content and version == writing.composite_versions()["extract_multi"]
     names = {n for ft in FAULT_TYPES for n in (ft, ft.replace("_", " "))} | {"irrelevant", "insufficient", "factual"}
     assert not [n for n in names if n in content]
+    for r in shown:  # the truth and every legal value are shown on purpose, all alike
+        for said in sorted({r.spoken, *r.says, *(x for o in r.options for x in (o.say, *o.also))}, key=len, reverse=True):
+            content = content.replace(said.lower(), "")
     for ap in plan.components:
         for value in (ap.brief.materials.wrong_value, ap.brief.materials.extra):
             assert not value or value.lower() not in content
