@@ -449,12 +449,13 @@ def test_a_component_is_agreed_on_and_admitted_on_its_own_rule(retail, three):
                                                                 stated_value=truth_value))
     res = _verify(retail, g, plan, text, ta=ta)
     assert res.verdict.code == "agree:stated_value_mismatch" and "factual_error" in res.verdict.detail
-    # a plan whose "wrong" value is the truth: agreement holds, the single-fault admission rule rejects it
+    # a plan whose "wrong" value is the truth, written so: agreement holds, the single-fault admission rule
+    # rejects it (admission reads the value from the text, and the truth is no other legal value)
     same = replace(fe, brief=fe.brief.model_copy(
         update={"materials": fe.brief.materials.model_copy(update={"wrong_value": truth_value})}))
     plan2 = replace(plan, components=[same if ap is fe else ap for ap in plan.components])
-    res = _verify(retail, g, plan2, text, ta=ta)
-    assert res.verdict.code == "admit:substitution_without_consequence" and "factual_error" in res.verdict.detail
+    res = _verify(retail, g, plan2, _text(plan2), ta=ta)
+    assert res.verdict.code == "admit:stated_value_not_a_legal_value" and "factual_error" in res.verdict.detail
     assert [c.admission is not None for c in res.components] == [True, False, False], "admission stops at the failing component"
 
 
