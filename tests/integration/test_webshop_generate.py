@@ -39,5 +39,5 @@ def test_leaking_text_is_rejected_by_the_text_checks(webshop_run):
     plan = Planner(adapter).attempt(Planner(adapter).cells(graph, ["contextual_irrelevance"])[0], graph, 0)
     name = adapter.answer_identifiers(graph.root.intent)[-1]
     text = "Looking for " + name + ": " + ", ".join(r.spoken for r in plan.brief.requirements)
-    verdict = check_text(plan.brief, text, adapter.answer_identifiers(graph.root.intent))
+    verdict = check_text(adapter, graph.root.intent, graph.root.ground_truth, plan.brief, text)
     assert verdict is not None and verdict.code == "text:answer_identifier_leaked"
