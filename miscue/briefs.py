@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from miscue.taxonomy import EXTRACTION_CLASSES
 
@@ -74,13 +74,6 @@ class Identity(BaseModel):
     name: str = ""  # "Yusuf Rossi"
     facts: dict[str, str] = Field(default_factory=dict)  # "zip" / "email" / "user id" -> value
     ways: list[list[str]] = Field(default_factory=list)  # what users give together, e.g. [["name", "zip"], ["email"]]
-
-    @field_validator("facts")
-    @classmethod
-    def _canonical(cls, facts: dict[str, str]) -> dict[str, str]:
-        """Facts in key order: a brief's JSON is then the same whether it was built here or read
-        back from a prompt's sorted-key payload (the offline writer seeds its choices on it)."""
-        return dict(sorted(facts.items()))
 
 
 class Requirement(BaseModel):

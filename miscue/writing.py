@@ -148,7 +148,7 @@ class PromptSet:
         comps = self._components(briefs)
         base = writer_view(briefs[0], hide=False)
         noise = "contextual_irrelevance" in types
-        payload = json.dumps({"components": [b.model_dump(mode="json") for b in briefs]}, ensure_ascii=False, sort_keys=True)
+        payload = json.dumps({"components": [b.model_dump(mode="json") for b in briefs]}, ensure_ascii=False)
         messages = self._two_part(
             COMPOSITE_CARD, components=comps, k=len(briefs), context=base.context, request=base.request,
             requirements=base.requirements, attempt=base.attempt, noise=noise,
@@ -169,7 +169,7 @@ class PromptSet:
             raise ValueError(f"the transformation pass applies whole-message faults only, got {bad}")
         base = briefs[0]
         payload = json.dumps({"text": text, "components": [b.model_dump(mode="json") for b in briefs], "keep": list(keep)},
-                             ensure_ascii=False, sort_keys=True)
+                             ensure_ascii=False)
         messages = self._two_part(TRANSFORM_CARD, components=self._components(briefs), text=text, keep=list(keep),
                                   context=base.context, attempt=base.attempt, transform_json=payload)
         return messages, self.transform_version([b.fault_type for b in briefs])
