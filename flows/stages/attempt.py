@@ -24,7 +24,8 @@ from miscue.briefs import ExtractionInput
 from miscue.canonical import canonical_json
 from miscue.host import Adapter
 from miscue.llm import Exchange, Gateway, TransientProviderError
-from miscue.planning import PlanError
+from miscue.config import role_models
+from miscue.planning import PlanError, Planner
 from miscue.schema import Attempt, Cell, GroundTruth, Intent, IntentGraph, LLMCall, Sample, Verdict
 
 T = TypeVar("T")
@@ -231,3 +232,17 @@ def sample_record(graph: IntentGraph, row: Attempt, *, sample_id: str, evidence_
         attempt=row.attempt, split=split,
     )
 
+
+class Stage:
+    """What a single-fault and a composite stage share: one adapter's planner, its attempt
+    pipeline on one gateway, the models in use and the records being built."""
+
+    def __init__(self, adapter: Adapter, gateway: Gateway, config: Any, splits: dict[str, str] | None = None,
+                 planner: Planner | None = None) -> None:
+        self.adapter = adapter
+        self.config = config
+        self.planner = planner or Planner(adapter)
+        self.splits = splits or {}
+        self.pipeline = AttemptPipeline(adapter, gateway)
+        self.models_json = canonical_json(role_models(gateway.config))
+        self.result = RunResult(calls=self.pipeline.call.calls)

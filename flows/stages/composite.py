@@ -33,13 +33,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from flows.stages.attempt import AttemptPipeline, Judgement, RunResult, gather_all, refused_record, sample_record
+from flows.stages.attempt import Judgement, RunResult, Stage, gather_all, refused_record, sample_record
 from flows.stages.coverage import Coverage
 from flows.stages.shifts import shift_options
 from miscue import writing
 from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
 from miscue.canonical import canonical_json, content_hash
-from miscue.config import CompositeConfig, role_models
+from miscue.config import CompositeConfig
 from miscue.host import Adapter
 from miscue.llm import Gateway
 from miscue.planning import CompositeAttemptPlan, CompositeDraw, CompositePlanner, PlanError, Planner
@@ -196,19 +196,15 @@ class DrawUnit:
                                "merged": outcome.readings()["merged"]})
 
 
-class CompositeStage:
+class CompositeStage(Stage):
     """Draws, writes and verifies composite requests for one adapter."""
+
+    config: CompositeConfig
 
     def __init__(self, adapter: Adapter, gateway: Gateway, config: CompositeConfig, splits: dict[str, str] | None = None,
                  planner: Planner | None = None) -> None:
-        self.adapter = adapter
-        self.config = config
-        self.planner = planner or Planner(adapter)
+        super().__init__(adapter, gateway, config, splits, planner)
         self.composer = CompositePlanner(self.planner)
-        self.splits = splits or {}
-        self.pipeline = AttemptPipeline(adapter, gateway)
-        self.models_json = canonical_json(role_models(gateway.config))
-        self.result = RunResult(calls=self.pipeline.call.calls)
         self.coverage: dict[int, Coverage] = {}
         self._sem = asyncio.Semaphore(config.max_concurrent)
 

@@ -13,14 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from flows.stages.attempt import AttemptPipeline, Judgement, RunResult, gather_all, refused_record, sample_record
+from flows.stages.attempt import Judgement, RunResult, Stage, gather_all, refused_record, sample_record
 from flows.stages.shifts import shift_options
 from miscue import writing
 from miscue.briefs import BlindExtraction, ExtractionInput, Requirement, TargetedExtraction, WriterBrief
 from miscue.canonical import canonical_json, content_hash
-from miscue.config import GenerateConfig, role_models
+from miscue.config import GenerateConfig
 from miscue.host import Adapter
-from miscue.llm import Gateway
 from miscue.planning import AttemptPlan, CellPlan, PlanError, Planner
 from miscue.schema import Attempt, Cell, GroundTruth, Intent, IntentGraph, Verdict
 from miscue.taxonomy import fault_type
@@ -125,18 +124,10 @@ class SingleCell:
         return canonical_json({k: getattr(row, k) for k in ("blind_a", "blind_b", "targeted_a", "targeted_b", "materials_json")})
 
 
-class SingleFaultStage:
+class SingleFaultStage(Stage):
     """Runs every cell of a set of graphs for one adapter."""
 
-    def __init__(self, adapter: Adapter, gateway: Gateway, config: GenerateConfig, splits: dict[str, str] | None = None,
-                 planner: Planner | None = None) -> None:
-        self.adapter = adapter
-        self.config = config
-        self.planner = planner or Planner(adapter)
-        self.splits = splits or {}
-        self.pipeline = AttemptPipeline(adapter, gateway)
-        self.models_json = canonical_json(role_models(gateway.config))
-        self.result = RunResult(calls=self.pipeline.call.calls)
+    config: GenerateConfig
 
     async def cell(self, graph: IntentGraph, cell: CellPlan) -> None:
         if cell.status != "planned":
