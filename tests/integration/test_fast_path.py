@@ -1,8 +1,11 @@
 """The fast execution path makes exactly the equality decisions of tau2's naive path.
 
-Every recipe of every node of the built graphs (and every golden action sequence) is executed
-by a fresh fast executor and by tau2's own path (fresh environment from disk, replay, hash of
-the whole database). The fast state digests must partition the recipes exactly as the naive
+Every golden action sequence and up to ``PER_NODE`` recipes of every node of the built graphs
+are executed by a fresh fast executor and by tau2's own path (fresh environment from disk,
+replay, hash of the whole database). Settled intents (issue 16) leave many nodes with dozens of
+equivalent recipes (any payment method where none is required): all of them would take the
+naive path ~25 minutes here, so the suite takes the first few of each node, which still covers
+every node and every kind of call. The fast state digests must partition the recipes exactly as the naive
 hashes do, with identical per-call errors, and the database must end pristine.
 """
 
@@ -11,20 +14,23 @@ import pytest
 from adapters.tau2.exec import FastExecutor, NaiveExecutor
 
 
-def _all_recipes(adapter, build):
+PER_NODE = 4
+
+
+def _recipes(adapter, build):
     calls = {adapter.golden_calls(s) for s in adapter.load_seeds()}
     for g in build.graphs:
         for node in g.nodes:
-            calls.update(r.calls for r in adapter.compile(node.intent))
+            calls.update(sorted((r.calls for r in adapter.compile(node.intent)), key=str)[:PER_NODE])
     return sorted(calls, key=str)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("domain", ["retail", "airline"])
-def test_fast_path_equals_naive_on_every_recipe(domain, request):
+def test_fast_path_equals_naive_on_the_recipes_of_every_node(domain, request):
     adapter = request.getfixturevalue(domain)
     build = request.getfixturevalue(f"{domain}_build")
-    recipes = _all_recipes(adapter, build)
+    recipes = _recipes(adapter, build)
     assert len(recipes) > (700 if domain == "retail" else 200)
     fast, naive = FastExecutor(domain), NaiveExecutor(domain)
     fast_to_naive: dict[str, str] = {}
