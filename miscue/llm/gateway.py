@@ -300,6 +300,7 @@ class Gateway:
             if limiter is not None:
                 await limiter.acquire()
             started = time.perf_counter()
+            verdict = None
             try:
                 # The outer guard also bounds custom providers, where litellm does not
                 # enforce ``timeout``; on HTTP routes litellm's own Timeout fires first.
@@ -311,7 +312,10 @@ class Gateway:
                 verdict = classify_error(exc)
                 if verdict is None:
                     raise
-                raise verdict from exc
+            if verdict is not None:
+                # raised outside the handler: the provider's own exception stays out of the chain, which
+                # a Dask worker pickles with the error (litellm's exceptions cannot be unpickled)
+                raise verdict
             latency = time.perf_counter() - started
 
         usage_obj = getattr(response, "usage", None)
