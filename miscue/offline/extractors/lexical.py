@@ -39,7 +39,10 @@ from miscue.offline.extractors.lexicon import (
     masked,
     operation_classes,
 )
-from miscue.offline.extractors.text import STOP, WORD, clean, overlaps
+from miscue.offline.extractors.text import STOP, WORD, clean, overlaps, split_spans
+
+
+_CHUNK_BREAK = re.compile(r"[.;!?()]|,\s|\s-\s")
 
 
 @dataclass
@@ -211,25 +214,11 @@ class LexicalExtractor(Extractor[_LexView]):
     def _items(low: str) -> list[tuple[int, int]]:
         """The items of a shorthand list: split at punctuation, "and", "with", "that", and the
         frames that introduce a wish ("it has to have", "would be great")."""
-        out, start = [], 0
-        for m in ITEM_BREAK.finditer(low):
-            if low[start:m.start()].strip():
-                out.append((start, m.start()))
-            start = m.end()
-        if low[start:].strip():
-            out.append((start, len(low)))
-        return out
+        return split_spans(ITEM_BREAK, low)
 
     @staticmethod
     def _chunks(low: str) -> list[tuple[int, int]]:
-        out, start = [], 0
-        for m in re.finditer(r"[.;!?()]|,\s|\s-\s", low):
-            if low[start:m.start()].strip():
-                out.append((start, m.start()))
-            start = m.end()
-        if low[start:].strip():
-            out.append((start, len(low)))
-        return out
+        return split_spans(_CHUNK_BREAK, low)
 
     def reading(self, v: _LexView) -> tuple[TextReading, Domains]:
         return v.reading, v.domains

@@ -24,7 +24,7 @@ from miscue.language.states import TextReading, states
 from miscue.language.text import Token, fold, respell
 from miscue.offline.extractors.base import Extractor, naming_units
 from miscue.offline.extractors.domains import domains_of
-from miscue.offline.extractors.text import STOP, WORD, clean
+from miscue.offline.extractors.text import STOP, WORD, clean, split_spans
 
 THRESHOLD = 88  # fuzzy score (0-100) from which a clause says a form
 WORD_SCORE = 80  # fuzzy score from which a word of the text is a word of the form
@@ -74,14 +74,7 @@ _IDENTITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[a-z]+_[a-z]+_\d{3,}\b|\b\d{5
 
 def clause_spans(low: str) -> list[tuple[int, int]]:
     """The clauses of a folded text as character spans."""
-    out, start = [], 0
-    for m in _CLAUSE_SPLIT.finditer(low):
-        if low[start:m.start()].strip():
-            out.append((start, m.start()))
-        start = m.end()
-    if low[start:].strip():
-        out.append((start, len(low)))
-    return out
+    return split_spans(_CLAUSE_SPLIT, low)
 
 
 def _derived(a: str, b: str) -> bool:

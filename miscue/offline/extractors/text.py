@@ -53,3 +53,15 @@ hi hello hey thanks thank ok okay well anyway yes no not like love want need hel
 let get got make one ones same there here what which who whom whose when where why how all any some
 each both either neither other another such same own per via up down out off again still even
 """.split())
+
+
+def split_spans(pattern: re.Pattern[str], low: str) -> list[tuple[int, int]]:
+    """The non-blank pieces of ``low`` between the matches of ``pattern``, as character spans."""
+    out, start = [], 0
+    for m in pattern.finditer(low):
+        if low[start:m.start()].strip():
+            out.append((start, m.start()))
+        start = m.end()
+    if low[start:].strip():
+        out.append((start, len(low)))
+    return out
