@@ -23,6 +23,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from adapters.webshop.catalogue import Catalogue, Progress
 from adapters.webshop.goals import SPLITS, Goal, split_of
+from adapters.webshop.index import ClusterIndex
 from adapters.webshop.intents import ATTR, OPTION, PRICE, UNSUPPORTED_OPERATIONS, option_name, target_ref
 from adapters.webshop.matching import distinguishable, fuzz_process, option_values_match
 from adapters.webshop.nouns import NounTagger, load_noun_tagger
@@ -363,9 +364,10 @@ class WebShopAdapter(WebShopSpeech, Adapter[Purchase]):
         seen_order = list(offered)
         return sorted((v for v in offered if fuzz_process(v) != current), key=lambda v: (-offered[v], seen_order.index(v)))
 
-    def cluster_products(self, intent: Intent) -> list[Product]:
-        """The products of the intent's cluster (what its shopper may find)."""
-        return list(self._oracle(self._spec(intent).cluster).products)
+    def cluster_index(self, intent: Intent) -> ClusterIndex:
+        """The index of the intent's cluster (what its shopper may find): offered option values,
+        prices, the attributes every product holds -- read without parsing its products."""
+        return self._oracle(self._spec(intent).cluster).index
 
     def invalid_reason(self, intent: Intent) -> str | None:
         """``indistinguishable_shift`` for a substitution (of the intent whose domain was asked

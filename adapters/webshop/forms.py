@@ -22,6 +22,7 @@ from collections import Counter
 from typing import Any, Iterable
 
 from adapters.webshop import vocab
+from adapters.webshop.index import ClusterIndex
 from adapters.webshop.intents import ATTR, OPTION, PRICE, option_name
 from miscue.canonical import canonical_json
 from miscue.language import Detail, Domains, LegalValue, SlotDomain, close, words
@@ -350,17 +351,17 @@ def price_values(truth: float, alternatives: list[Any], top: float) -> list[Lega
     return out
 
 
-def product_words(intent: Intent, products: list[Any]) -> tuple[str, ...]:
+def product_words(intent: Intent, index: ClusterIndex) -> tuple[str, ...]:
     """The cluster's product words: its scrape query ("bed frames"), singular and plural, the
-    breadcrumb's last level ("Beds") and the attributes every product of the cluster carries
-    (the catalogue's product-type noun: "bed", "bookcase", "basic tee")."""
+    breadcrumb's last level ("Beds", of its first product: the only one parsed) and the attributes
+    every product of the cluster carries (the catalogue's product-type noun: "bed", "bookcase",
+    "basic tee")."""
     cluster = str(intent.base.get("cluster", "")).lower().replace("'s ", " ")
     out = [cluster, *_inflect(cluster)]
-    if products:
-        leaf = products[0].product_category.split("›")[-1].strip().lower()
+    if len(index):
+        leaf = index.products[0].product_category.split("›")[-1].strip().lower()
         out += [leaf, *_inflect(leaf)]
-        common = set.intersection(*(set(p.attributes) for p in products))
-        for a in sorted(common):
+        for a in sorted(index.common_attributes):
             out += _inflect(a.lower())
     heads = [p.split()[-1] for p in out if p]
     out += [h for h in heads if len(h) > 3]
@@ -370,8 +371,8 @@ def product_words(intent: Intent, products: list[Any]) -> tuple[str, ...]:
 def webshop_domains(adapter: Any, intent: Intent) -> Domains:
     """Every requirement of a WebShop intent with its legal values and their surface forms, the
     store operations a shopper may ask for and the extra details they may volunteer."""
-    products = adapter.cluster_products(intent)
-    anchors = product_words(intent, products)
+    index = adapter.cluster_index(intent)
+    anchors = product_words(intent, index)
     mine: dict[str, set[tuple[str, ...]]] = {c.slot: {words(str(c.value))} | set(_words_of(c.value)) for c in intent.conditions}
     slots: dict[str, SlotDomain] = {}
     for c in intent.conditions:
@@ -389,7 +390,7 @@ def webshop_domains(adapter: Any, intent: Intent) -> Domains:
                                        open_text=open_text(values))
         elif c.slot == PRICE:
             clear, _ = adapter.alternatives(intent, c.slot)
-            top = max((p.price for p in products), default=float(c.value))
+            top = index.price_range[1] if len(index) else float(c.value)
             slots[c.slot] = SlotDomain(c.slot, c.value, tuple(price_values(c.value, clear, top)), vocab.PRICE_NAMES, anchors,
                                        ordered=True)
         else:

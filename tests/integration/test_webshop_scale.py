@@ -76,6 +76,20 @@ def test_cluster_index_covers_every_product_once(scale):
     assert (product.name, product.query) == (record["name"], cluster) and product.query == record["query"].lower().strip()
 
 
+def test_the_index_knows_what_every_product_of_a_cluster_shares(scale):
+    """What the grounding forms read from a cluster (the attributes all its products hold, its top
+    price) comes from the index and equals what parsing every product gives."""
+    _, _, adapter = scale
+    catalogue = adapter.catalogue
+    shared = 0
+    for cluster in catalogue.clusters:
+        index, products = catalogue.index(cluster), catalogue.load_cluster(cluster)
+        assert index.common_attributes == set.intersection(*(set(p.attributes) for p in products)), cluster
+        assert index.price_range[1] == max(p.price for p in products)
+        shared += bool(index.common_attributes)
+    assert shared >= len(catalogue.clusters) // 2
+
+
 def _brute_force(adapter, intent) -> set[str]:
     """Every (product, full option choice) of the intent's cluster the full reward scores 1.0."""
     found = set()
@@ -109,9 +123,6 @@ def test_ground_truth_equals_a_brute_force_scan_on_a_small_cluster(scale):
     assert adapter.disagreements == 0
 
 
-@pytest.mark.xfail(strict=True, reason="regression found at the merge (issue 18 open): the grounding forms "
-                   "(adapter.cluster_products) and the instruction grounding of issue 16 parse every product of a "
-                   "touched cluster (952 of 952 here); the value domains must come from the cluster index instead")
 def test_graphs_build_and_pass_the_battery_parsing_few_products(scale):
     _, _, adapter = scale
     seeds = adapter.load_seeds()
