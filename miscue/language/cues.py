@@ -106,7 +106,9 @@ SETTLE = _rx(r"\b(?:settle for|make do with|go with|going with|accept|just get|i
 
 #: a request: an ask, a wish, a question, or an imperative at the start of a sentence
 REQUEST = _rx(
-    r"\b(?:i want|i need|i'd like|i would like|id like|i wanna|i'm looking for|im looking for|i am looking for|"
+    r"\b(?:i (?:also |really |still |just )?(?:want|need)|i'd (?:also |really |still |just )?like|"
+    r"i would (?:also |really |still |just )?like|id like|i wanna|"
+    r"(?:i'll|i will|i'd|i can|i could) (?:just )?(?:settle for|make do with)|i'm looking for|im looking for|i am looking for|"
     r"looking for|please|pls|can you|could you|would you|will you|can i|could i|may i|help me|i wish to|let me|"
     r"i'd love|i would love|go ahead|i'd prefer|i would prefer|i'm trying to|im trying to|i am trying to|"
     r"need to|want to|have to|would like to|i'd appreciate|i would appreciate|kindly|do me a favou?r)\b"

@@ -63,10 +63,14 @@ def _list_state(g: Grounding, d: SlotDomain) -> SlotReading:
         return SlotReading(d.slot, "true", (d.truth_key,), tuple(whole))
     doubted = [m for m in g.touching(d.slot, "member") if m.in_premise and m.values
                and any(k in d.true_value.members for k in m.values)]
+    # all of it, with another value settled for ("since the keyboard can't be returned anymore, ... the jacket")
+    whole_doubted = [m for m in g.touching(d.slot, "value") if m.in_premise and _own(m, d) == (d.truth_key,)
+                     and not _premise_names_another(g, m, d.slot)]
     found = [m for m in g.touching(d.slot, "member") if not m.in_premise]
-    if doubted:  # a part of the true value is named in a premise taken for granted
+    if doubted or whole_doubted:  # a part of the true value (or all of it) is named in a premise taken for granted
         others = [v.key for v in d.values[1:] if v.members and v.members <= {k for m in found for k in m.values}]
-        return SlotReading(d.slot, "doubted", tuple(others[:1]), tuple(doubted + found))
+        if doubted or others:
+            return SlotReading(d.slot, "doubted", tuple(others[:1]), tuple(doubted + whole_doubted + found))
     strong = {k for m in found if not m.weak and m.slots == (d.slot,) for k in m.values}
     weak = {k for m in found if m.weak or len(m.slots) > 1 for k in m.values} - strong
     marks = g.of(d.slot, "referring", "vague")
@@ -92,6 +96,16 @@ def _list_state(g: Grounding, d: SlotDomain) -> SlotReading:
     if len(winners) > 1:
         return SlotReading(d.slot, "ambiguous", tuple(sorted(winners)), tuple(found))
     return SlotReading(d.slot, "true" if winners[0] == d.truth_key else "other", (winners[0],), tuple(found))
+
+
+def _premise_names_another(g: Grounding, m: Mention, slot: str) -> bool:
+    """Whether the premise ``m`` stands in also names a value of another requirement: then the
+    premise doubts that value of the item ("since the keyboard with clicky switches is sold
+    out"), not the item itself."""
+    span = next(((a, b) for a, b in g.premises if a <= m.start < b), None)
+    return span is not None and any(
+        span[0] <= o.start < span[1] and o.kind in ("value", "member", "current") and slot not in o.slots
+        for o in g.mentions)
 
 
 def _own(m: Mention, d: SlotDomain) -> tuple[str, ...]:

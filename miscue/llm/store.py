@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import os
 import re
@@ -131,13 +132,32 @@ class ExchangeStore:
         return record is not None and record.ok
 
 
+#: the embedded offline models' provider prefix (``offline/writer``, ``offline/lexical`` ...)
+OFFLINE_PREFIX = "offline/"
+
+
+@functools.lru_cache(maxsize=1)
+def offline_code_version() -> str:
+    """A hash of the kernel's source: the embedded offline models are this code, so a request to
+    one of them is a new request whenever the code changes (a stored answer of older code is
+    never replayed as if the model were the same)."""
+    h = hashlib.sha256()
+    root = Path(__file__).resolve().parents[1]
+    for p in sorted(root.rglob("*.py")):
+        h.update(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
 def request_key(model: str, messages: list[Message], params: dict[str, Any],
                 card_version: str) -> tuple[str, dict[str, Any]]:
-    """The canonical request and its sha256 (the store key and ``call_id``)."""
+    """The canonical request and its sha256 (the store key and ``call_id``); a request to an
+    embedded offline model carries the version of its code."""
     request = {
         "model": model,
         "messages": messages,
         "params": {k: v for k, v in params.items() if k not in TRANSPORT_PARAMS},
         "card_version": card_version,
     }
+    if model.startswith(OFFLINE_PREFIX):
+        request["offline_code"] = offline_code_version()
     return hashlib.sha256(canonical_json(request).encode("utf-8")).hexdigest(), request

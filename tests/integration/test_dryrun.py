@@ -79,8 +79,6 @@ def _require_fresh(committed, roles: list[str]) -> None:
     assert not stale, "stale replies (re-answer their prompts):\n" + "\n".join(stale)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 17 not met yet: the offline extractors admit 37/51 (73%) of the stand-in "
-                                      "writer's texts; their false rejections are listed by scripts/dryrun_prompts.py run")
 def test_standin_writer_with_offline_extractors(committed, offline_rows, tmp_path):
     if not committed.writer.present:
         pytest.skip(f"no {dryrun.REPLIES['writer']} committed")

@@ -133,6 +133,19 @@ def test_key_ignores_transport_params_but_not_sampling_params(stub, tmp_path):
     assert Gateway(hotter, tmp_path).key("writer", MESSAGES, CARD) != key
 
 
+def test_an_offline_models_key_changes_with_its_code_and_a_real_models_does_not(monkeypatch):
+    """The embedded offline models are the kernel's code: an answer stored by older code is not
+    the answer of today's model, so their key carries the code's version."""
+    from miscue.llm import store
+
+    offline = store.request_key("offline/lexical", MESSAGES, {"temperature": 0.0}, CARD)
+    real = store.request_key("openai/gpt-4o-mini", MESSAGES, {"temperature": 0.0}, CARD)
+    assert offline[1]["offline_code"] == store.offline_code_version() and "offline_code" not in real[1]
+    monkeypatch.setattr(store, "offline_code_version", lambda: "another-kernel")
+    assert store.request_key("offline/lexical", MESSAGES, {"temperature": 0.0}, CARD)[0] != offline[0]
+    assert store.request_key("openai/gpt-4o-mini", MESSAGES, {"temperature": 0.0}, CARD)[0] == real[0]
+
+
 def test_replay_only_miss_raises_store_miss(stub, tmp_path):
     gw = Gateway(make_config(stub, replay_only=True), tmp_path)
     with pytest.raises(StoreMiss) as err:

@@ -339,6 +339,11 @@ HAND_WRITTEN = [
     ("mismatch", None, "Could you cancel order #W2378156 and reorder the mechanical keyboard? The new switch type "
      "is clicky, the new keyboard size is full size, the item to exchange is the mechanical keyboard and the "
      "payment method is my credit card ending in 7447."),
+    # a wish said with "also" is a request; a word that orders the telling ("starting with") adds no detail
+    ("none", None, "The order is #W2378156 and it's the mechanical keyboard, full size with clicky switches. I'd also "
+     "like the difference to go on my credit card ending in 7447."),
+    ("none", None, "Hi, I'd like to exchange two things, starting with the mechanical keyboard from order #W2378156: "
+     "full size, clicky switches, on my credit card ending in 7447."),
     ("extras", None, "I'd like to exchange an item from a delivered order. The order is #W2378156, the item to "
      "exchange is the mechanical keyboard, the new switch type is clicky, the new keyboard size is full size and "
      "the payment method is my credit card ending in 7447. Also, it should ship by express courier."),

@@ -146,14 +146,15 @@ class LexicalExtractor(Extractor[_LexView]):
 
     def operation(self, v: _LexView) -> str | None:
         """An operation of another kind than the request's (or a store capability asked for),
-        quoted with the words that follow it, when the request's own kind is not asked for."""
+        quoted with the words that follow it, when one of the request's own kinds is not asked for."""
         if (m := STORE_OPERATIONS.search(v.low)) is not None:
             return clean(v.text[m.start():self._clause_end(v.low, m.end())])
         wanted = operation_classes(v.inp.request)
         low = masked(v.low, [r.phrase for r in v.inp.requirements])
         said = {kind: p.search(low) for kind, p in OPERATION_CLASSES.items()}
-        if any(said.get(kind) for kind in wanted):
-            return None
+        asked = [kind for kind in wanted if kind in said]  # the operations asked for that a verb names
+        if asked and all(said[kind] for kind in asked):
+            return None  # every one is said: another kind said too is part of the story, not a swap
         for kind, m in said.items():
             if m is not None and kind not in wanted:
                 return clean(v.text[m.start():self._clause_end(v.low, m.end())])
@@ -169,6 +170,7 @@ class LexicalExtractor(Extractor[_LexView]):
         aside ("by the way, I now live at ...", "oh and ... in case that matters") or naming a
         street address or a count of things, with content words no requirement explains."""
         covered = list(v.known) + [m.span() for m in IDENTITY.finditer(v.low)]
+        asked = {w for w in WORD.findall(fold(v.inp.request)) if w not in STOP}  # "the shipping address", "pending"
         chunks = self._chunks(v.low)
         for k, (s, e) in enumerate(chunks):
             part = v.low[s:e]
@@ -179,7 +181,7 @@ class LexicalExtractor(Extractor[_LexView]):
             concrete = CONCRETE.search(part)
             if not (aside or concrete or added):
                 continue
-            left = [m for m in WORD.finditer(part) if m.group(0).strip("'-") not in STOP
+            left = [m for m in WORD.finditer(part) if m.group(0).strip("'-") not in STOP | asked
                     and not overlaps((s + m.start(), s + m.end()), covered)]
             if len(left) >= (1 if added else 2):
                 detail = re.sub(r"^\s*(?:and|also|plus|but|so|oh and|oh,)\s+", "", v.text[s:e], flags=re.IGNORECASE)

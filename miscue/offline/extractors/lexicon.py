@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import re
 
+from miscue.offline.extractors.text import BOOKING_NOUN
+
 #: the kinds of operation a customer asks a service for, by the verbs that name them; verbs that
 #: fit several kinds ("change", "switch", "swap", "update") name none
 OPERATION_CLASSES: dict[str, re.Pattern[str]] = {
     "cancel": re.compile(r"\b(?:cancel|cancell?ing|cancell?ation|call off)\b"),
     # "the return (flight)" is a leg of a trip, not the operation
     "return": re.compile(r"(?<!the )(?<!my )(?<!a )(?<!our )\b(?:return|returning|send (?:it |them |this |these )?back)\b"
-                         r"(?! (?:flight|leg|trip|date|journey)s?\b)"),
+                         r"(?! (?:flight|leg|trip|date|journey)s?\b| (?:on|from|home)\b| [a-z]{2,3}\d)"),
     "exchange": re.compile(r"\b(?:exchange|exchanging|trade in)\b"),
     "modify": re.compile(r"\b(?:modify|modifying|edit the (?:items|order))\b"),
     # "the booking" is a thing, not the operation
-    "book": re.compile(r"\b(?:book|(?<!the )(?<!my )(?<!this )(?<!that )(?<!our )(?<!your )booking)\b"
-                       r"(?! (?:reference|code|number))"),
+    "book": re.compile(r"\b(?:book|" + BOOKING_NOUN + r")\b"
+                       r"(?! (?:reference|code|number|id|[a-z]*\d[a-z\d]*\b))"),
 }
 #: store capabilities a shopper may ask for instead of finding and buying the product
 STORE_OPERATIONS = re.compile(

@@ -24,7 +24,7 @@ from miscue.language.states import TextReading, states
 from miscue.language.text import Token, fold, respell
 from miscue.offline.extractors.base import Extractor, naming_units
 from miscue.offline.extractors.domains import domains_of
-from miscue.offline.extractors.text import STOP, WORD, clean, split_spans
+from miscue.offline.extractors.text import BOOKING_NOUN, STOP, WORD, clean, split_spans
 
 THRESHOLD = 88  # fuzzy score (0-100) from which a clause says a form
 WORD_SCORE = 80  # fuzzy score from which a word of the text is a word of the form
@@ -50,11 +50,12 @@ _CONCRETE = re.compile(r"\b\d+ \w+ (?:street|st|avenue|ave|lane|drive|road|rd|wa
                        r"\b(?:\d+|one|two|three|four|a couple of) (?:checked )?(?:bags?|suitcases?)\b|"
                        r"\b(?:i(?:'ve| have)? moved|we(?:'ve| have)? moved|live at|new address)\b")
 _OPERATION_VERBS = {"cancel": r"cancel\w*",
-                    "return": r"(?<!the )(?<!my )return(?:s|ed|ing)?(?! flight| leg| trip)|send (?:it |them )?back",
+                    "return": r"(?<!the )(?<!my )return(?:s|ed|ing)?(?! flight| leg| trip| on\b| from\b| home\b| [a-z]{2,3}\d)"
+                              r"|send (?:it |them )?back",
                     "exchange": r"exchang\w*",
                     "modify": r"modify\w*",
-                    "book": r"(?:book|(?<!the )(?<!my )(?<!this )(?<!that )(?<!our )(?<!your )booking)"
-                            r"(?! (?:reference|code|number))"}
+                    "book": r"(?:book|" + BOOKING_NOUN + ")"
+                            r"(?! (?:reference|code|number|id|[a-z]*\d[a-z\d]*\b))"}
 _STORE = re.compile(r"\b(?:price alert|an alert|notify me|sort\w* (?:[\w-]+ ){0,6}?by|(?:price|the) filter|"
                     r"filter (?:the )?results|"
                     r"(?:in[- ]store|curbside) pick ?up|pick ?up in|subscri\w+|ask the seller|contact the seller|wishlist|"
@@ -251,8 +252,9 @@ class ParseExtractor(Extractor[_ParseView]):
         for phrase in {r.phrase.lower() for r in v.inp.requirements}:  # a requirement's own name asks for nothing
             low = low.replace(phrase, " " * len(phrase))
         found = {kind: re.search(rf"\b(?:{p})\b", low) for kind, p in _OPERATION_VERBS.items()}
-        if any(found.get(k) for k in wanted):
-            return None
+        asked = [k for k in wanted if k in found]  # the operations asked for that a verb names
+        if asked and all(found[k] for k in asked):
+            return None  # every one is said: another kind said too is part of the story, not a swap
         for kind, m in found.items():
             if m is not None and kind not in wanted:
                 start = spelt.span(*m.span())[0]

@@ -52,7 +52,14 @@ onto over under and or but so if then than also plus too just only very really p
 hi hello hey thanks thank ok okay well anyway yes no not like love want need help wish hope
 let get got make one ones same there here what which who whom whose when where why how all any some
 each both either neither other another such same own per via up down out off again still even
+first firstly secondly next finally lastly starting beginning start begin afterwards
 """.split())
+
+
+#: "booking" as a thing, not the operation: after a determiner, "same" or a preposition
+BOOKING_NOUN = "".join(f"(?<!{w} )" for w in ("the", "my", "this", "that", "our", "your", "same", "on", "of",
+                                               "for", "in", "to", "from")) + "booking"
+
 
 
 def split_spans(pattern: re.Pattern[str], low: str) -> list[tuple[int, int]]:
