@@ -79,8 +79,7 @@ class ClusterIndex:
         self._owners: dict[str, array] = {}
         self._processed: dict[str, str] = {}  # mined attribute -> fuzz_process(attribute)
         self._with_attributes = bytearray()  # per position: 1 once it had attributes
-        #: attribute as mined -> how many products hold it (each counted once); the last holder
-        self._attr_held: dict[str, list[int]] = {}
+        self._common: set[str] | None = None  # the attributes, as mined, of every product so far
         #: the attributes every product of the cluster holds, as mined (after :meth:`finish`)
         self.common_attributes: frozenset[str] = frozenset()
         self.attr_choices: list[str] = []
@@ -131,8 +130,12 @@ class ClusterIndex:
             self._with_attributes.extend(bytes(pos + 1 - len(self._with_attributes)))
         self._with_attributes[pos] = 1
         processed, owners = self._processed, self._owners
-        for a in attributes or (DUMMY_ATTR,):
-            self._count_holder(a, pos)
+        attributes = attributes or (DUMMY_ATTR,)
+        if self._common is None:
+            self._common = set(attributes)
+        elif self._common:
+            self._common.intersection_update(attributes)
+        for a in attributes:
             key = processed.get(a)
             if key is None:
                 key = processed[a] = fuzz_process(a)
@@ -142,18 +145,10 @@ class ClusterIndex:
             if not held or held[-1] != pos:
                 held.append(pos)
 
-    def _count_holder(self, attribute: str, pos: int) -> None:
-        held = self._attr_held.get(attribute)
-        if held is None:
-            self._attr_held[attribute] = [1, pos]
-        elif held[1] != pos:
-            held[0] += 1
-            held[1] = pos
-
     def clear_attributes(self) -> None:
         """Forget the attributes added so far (to add each product's final ones again)."""
         self._owners = {}
-        self._attr_held = {}
+        self._common = None
         self._with_attributes = bytearray()
 
     def finish(self) -> None:
@@ -164,10 +159,9 @@ class ClusterIndex:
             held = self._owners.setdefault(fuzz_process(DUMMY_ATTR), array("I"))
             held.extend(missing)
             self._owners[fuzz_process(DUMMY_ATTR)] = array("I", sorted(set(held)))
-            for pos in missing:
-                self._count_holder(DUMMY_ATTR, pos)
-        self.common_attributes = frozenset(a for a, (count, _) in self._attr_held.items() if count == len(self.asins))
-        self._attr_held = {}
+            self._common = {DUMMY_ATTR} if self._common is None else self._common & {DUMMY_ATTR}
+        self.common_attributes = frozenset(self._common or ())
+        self._common = None
         self._with_attributes = bytearray()
         self._processed = {}
         self.attr_choices = sorted(self._owners)

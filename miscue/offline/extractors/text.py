@@ -61,7 +61,6 @@ BOOKING_NOUN = "".join(f"(?<!{w} )" for w in ("the", "my", "this", "that", "our"
                                                "for", "in", "to", "from")) + "booking"
 
 
-
 def split_spans(pattern: re.Pattern[str], low: str) -> list[tuple[int, int]]:
     """The non-blank pieces of ``low`` between the matches of ``pattern``, as character spans."""
     out, start = [], 0
