@@ -126,8 +126,8 @@ def admit(adapter: Adapter, root: Intent, truth: GroundTruth, brief: WriterBrief
         keys = [k for k in state.values if k != domain.truth_key] if state.state in ("other", "doubted") else []
         if keys:
             return [domain.value(k).value for k in keys if domain.value(k)], "text"  # type: ignore[union-attr]
-        resolved = [k for k in adapter.grounder(root).resolve(cond.slot, said) if k != domain.truth_key]
-        return [domain.value(k).value for k in resolved if domain.value(k)], "extraction"  # type: ignore[union-attr]
+        resolved = adapter.grounder(root).resolve(cond.slot, said)  # a set: read it in the domain's order
+        return [v.value for v in domain.values if v.key in resolved and v.key != domain.truth_key], "extraction"
 
     if cls == ExtractionClass.substituted:
         values, source = stated_values(ex.stated_value)

@@ -109,3 +109,24 @@ def test_the_issue_examples_get_their_verdicts(tmp_path, benchmark, task, text, 
         assert (out["fault_type"], out["slot"]) == ("factual_error", "cancel.reason")
     if not admitted:
         assert out["verdict"]["stage"] == "admit"  # read as a pointer; refused because the drop is not executable
+
+
+def test_the_readings_do_not_depend_on_the_string_hash_seed(tmp_path):
+    """A fallback the extractor quotes resolves to a set of values; the readings run in the
+    domain's order, so a rebuild in another process publishes the same readings (seed 4 used to
+    put the electric kettle first, seeds 1-3 the pet bed)."""
+    import os
+    import subprocess
+    import sys
+
+    text = ("Hello, I'm Isabella Johansson and my zip code is 32286. Apparently the electric kettle isn't eligible "
+            "anymore. I want to return the pet bed and the mechanical keyboard from one of my orders.")
+    out = []
+    for seed in ("1", "4"):
+        proc = subprocess.run(
+            [sys.executable, "-c", "from flows.cli import main; main()", "verify", "-b", "tau2-retail", "--task", "26",
+             "-t", "false_presupposition", "--slot", "return.items", "--json", "--artifacts", str(tmp_path / seed), text],
+            env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True, text=True, check=True)
+        steps = json.loads(proc.stdout)["steps"]
+        out.append([r["conditions"] for s in steps if s.get("name") == "admission" for r in s["detail"]["readings"]])
+    assert len(out[0]) == 2 and out[0] == out[1]
