@@ -4,10 +4,12 @@ as a situation that asks for nothing (``tell``); see :mod:`miscue.offline.writer
 
 from __future__ import annotations
 
+import re
+
 from miscue.briefs import Act
 from miscue.offline.writer.orders import frame
 from miscue.offline.writer.says import Told
-from miscue.offline.writer.voice import Voice, cap, join, low, sentence
+from miscue.offline.writer.voice import Voice, article, cap, join, low, sentence
 
 
 def _res(told: Told, a: str) -> str | None:
@@ -37,7 +39,8 @@ _CLAUSE = ("don't", "do not", "skip", "decline", "i ", "i'd", "i'll", "please", 
 def _extras(items: list[str], v: Voice) -> list[str]:
     """Bags and insurance as a customer lists them: noun phrases together ("one checked bag and
     travel insurance, please"), a clause on its own ("Skip the insurance.")."""
-    nouns = [x for x in items if not x.lower().startswith(_CLAUSE)]
+    # "without travel insurance" lists as "no travel insurance" ("I'll have one bag and no travel insurance")
+    nouns = [re.sub(r"^without\b", "no", x) for x in items if not x.lower().startswith(_CLAUSE)]
     clauses = [sentence(x) for x in items if x.lower().startswith(_CLAUSE)]
     out = []
     if nouns:
@@ -61,7 +64,7 @@ def book_ask(act: Act, told: Told, v: Voice, first: bool, verb: str | None = Non
     flights, pax = told.said(told.one(a, "flights")), told.said(told.one(a, "passengers"))
     bags, paid = told.said(told.one(a, "bags")), told.said(told.one(a, "paid_bags"))
     insurance, pay = told.said(told.one(a, "insurance")), told.said(told.one(a, "payment"))
-    what = f"{'an' if (trip or 'f')[0].lower() in 'aeio' else 'a'} {_trip_word(trip)}"
+    what = article(_trip_word(trip))
     route = (f" from {origin}" if origin else "") + (f" to {dest}" if dest else "")
     vp = verb or f"book {what}{route}"
     if flights:

@@ -89,5 +89,6 @@ def cased(form: str, *references: str) -> str:
 
 def article(noun: str) -> str:
     low_ = noun.lower()
-    vowel = low_[:1] in "aeio" or low_[:1] == "u" and not low_.startswith(("us", "uni", "ut", "uk"))
+    vowel = (low_[:1] in "aeio" and not low_.startswith(("one", "once"))  # "a one-way flight"
+             or low_[:1] == "u" and not low_.startswith(("us", "uni", "ut", "uk")))
     return ("an " if vowel else "a ") + noun
