@@ -42,3 +42,55 @@ def test_a_declining_clause_stays_a_sentence_of_its_own():
     out = _extras(["2 checked bags", "skip the insurance"], _Voice(1))
     assert out == ["I'll have 2 checked bags.", "Skip the insurance."]
 
+
+
+
+def _airline(**changes):
+    from tests.support.briefs import make_brief
+
+    return make_brief("airline", "contextual_irrelevance").model_copy(update=changes)
+
+
+@pytest.mark.parametrize("attempt", range(6))
+def test_a_long_passage_tells_whole_stories_one_after_another(attempt):
+    from miscue.offline.writer.chatter import RETURNS, TOPICS, passage
+    from miscue.offline.writer.voice import Voice
+
+    text = passage(Voice(_airline(attempt=attempt)), "my neighbour's vegetable garden", 150, ())
+    topic_of = {s: name for name, sentences in TOPICS.items() for s in sentences}
+    told = [s for s in sorted((s for s in topic_of if s in text), key=text.index) if s not in RETURNS]
+    runs = [topic_of[s] for k, s in enumerate(told) if k == 0 or topic_of[s] != topic_of[told[k - 1]]]
+    assert len(told) > 10 and len(runs) == len(set(runs)) >= 2  # several stories, none interrupted by another
+    assert all(TOPICS[name][0] in told for name in runs)  # each opens with its first sentence
+
+
+@pytest.mark.parametrize("attempt", range(8))
+def test_every_flight_of_a_list_is_dated_the_same_way(attempt):
+    from miscue.briefs import Option, Requirement, Role
+    from miscue.offline.writer.says import Told
+    from miscue.offline.writer.voice import Voice
+
+    legs = [("HAT202", "21"), ("HAT232", "21"), ("HAT041", "23")]
+    parts = [Option(say=f, also=[f"{f} on May {d}", f"{f} on May {d}st", f"{f} on {d} May", f"{f} on the {d}st"])
+             for f, d in legs]
+    flights = Requirement(slot="flights", phrase="the flights", spoken="HAT202, HAT232 and HAT041", parts=parts,
+                          role=Role(kind="flights", noun="flights", act="y"))
+    brief = _airline(attempt=attempt, requirements=[flights])
+    said = Told(brief, Voice(brief)).said(flights)
+    styles = {re.sub(r"HAT\d+ on |\d+", "", piece) for piece in re.findall(r"HAT\d+ on [^,]+?(?=,| and |$)", said)}
+    assert said.count(" on ") == 3 and len(styles) == 1, said
+
+
+def test_one_flight_taken_to_be_full_is_said_in_the_singular():
+    from miscue.briefs import Option, Requirement, Role
+    from miscue.offline.writer.single import premise
+    from miscue.offline.writer.voice import Voice
+
+    brief = _airline()
+    one = Requirement(slot="flights", phrase="the flights", spoken="HAT080", parts=[Option(say="HAT080")],
+                      role=Role(kind="flights", noun="flights", act="y"))
+    two = one.model_copy(update={"spoken": "HAT080 and HAT081", "parts": [Option(say="HAT080"), Option(say="HAT081")]})
+    for attempt in range(4):
+        v = Voice(brief, salt=str(attempt))
+        assert re.search(r"HAT080 is (?:fully booked|full)$", premise(one, v))
+        assert re.search(r"HAT081 are (?:fully booked|full)$", premise(two, v))

@@ -174,13 +174,16 @@ def passage(v: Voice, hint: str | None, rest_words: int, avoid: Sequence[str]) -
     none of ``avoid`` (the request's values and words), ending with a return to the point."""
     need = max(25, rest_words + 1)
     name = topic_for(v, hint)
-    pool = [s for s in TOPICS[name] if _clean(s, avoid)]
-    others = [s for n in sorted(TOPICS) if n != name for s in TOPICS[n] if _clean(s, avoid)]
-    first, rest = (pool[0], pool[1:]) if pool else (None, [])
-    chosen = [first] if first else []
-    for s in v.shuffled(rest) + v.shuffled(others):
+    chosen: list[str] = []
+    # topic after topic, each told whole from its opening sentence: a long request gets a second
+    # story, never sentences of several stories shuffled together
+    for topic in [name, *v.shuffled([n for n in sorted(TOPICS) if n != name])]:
+        pool = [s for s in TOPICS[topic] if _clean(s, avoid)]
+        for s in pool[:1] + v.shuffled(pool[1:]):
+            if words_of(" ".join(chosen)) >= need:
+                break
+            chosen.append(s)
         if words_of(" ".join(chosen)) >= need:
             break
-        chosen.append(s)
     back = v.pick(RETURNS)
     return " ".join(chosen + [back])

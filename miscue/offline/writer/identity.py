@@ -17,15 +17,17 @@ _IDENTIFY = {
                  "Hello, my email address is {email}."),
     ("name", "email"): ("Hi, this is {name} ({email}).", "Hello, I'm {name}, email {email}."),
     ("user id",): ("Hi, my user id is {user id}.", "Hello, user ID {user id} here.", "Hi, {user id} here.",
-                   "User id: {user id}.", "Hi, it's {user id}."),
-    ("name", "user id"): ("Hi, this is {name}, user id {user id}.", "Hello, I'm {name}, user ID {user id}."),
+                   "User id: {user id}.", "Hi, it's {user id}.", "Hello, this is {user id}.", "Hey there, I'm {user id}.",
+                   "Good morning, {user id} here.", "Hi, I'm {user id} on your system."),
+    ("name", "user id"): ("Hi, this is {name}, user id {user id}.", "Hello, I'm {name}, user ID {user id}.",
+                          "Hi, this is {name} ({user id}).", "Hello, {name} here - {user id} on your system."),
 }
 _IDENTIFY_LATE = {
     ("name", "zip"): ("I'm {name}, zip {zip}.", "This is {name}, zip code {zip}."),
     ("email",): ("My account email is {email}.", "The email on my account is {email}."),
     ("name", "email"): ("I'm {name}, {email}.",),
-    ("user id",): ("User ID: {user id}.", "(User id {user id}.)"),
-    ("name", "user id"): ("I'm {name}, user id {user id}.",),
+    ("user id",): ("User ID: {user id}.", "(User id {user id}.)", "(Account: {user id}.)", "I'm {user id}."),
+    ("name", "user id"): ("I'm {name}, user id {user id}.", "This is {name} ({user id})."),
 }
 
 

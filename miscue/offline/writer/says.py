@@ -140,9 +140,10 @@ class Told:
         if self.unchanged(r):
             return self.v.pick(("the same flights", "my current flights", "the flights I already have"))
         out = []
+        style = self.v.rng.randrange(8)  # one way of saying the dates for every flight of the list
         for p in r.parts:
             dated = [a for a in p.also if " on " in a]
-            f = self.v.pick(dated) if dated else p.say
+            f = dated[style % len(dated)] if dated else p.say
             out.append(f if f.lower().startswith("flight") or self.v.chance(0.5) else f"flight {f}")
         return join(out)
 

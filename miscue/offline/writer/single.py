@@ -63,6 +63,8 @@ def premise(r: Requirement, v: Voice, fallback: str | None = None) -> str:
         gone = [p for p in r.parts if fallback is None or p.say.lower() not in fallback.lower()] or r.parts
         x = " and ".join(f"the {p.say}" if kind == "items" else p.say for p in gone)
     said = v.pick(_PREMISES.get(kind, _GONE)).format(x=x)
+    if kind == "flights" and " and " not in x:  # one flight: "I know HAT080 is fully booked"
+        said = re.sub(r"\bare\b", "is", said, count=1)
     if x.startswith("the ") and x.endswith(" ones") or x.startswith("the ones "):  # "the ones with no backlight are"
         said = re.sub(r"\b(is|isn't|was)\b", lambda m: {"is": "are", "isn't": "aren't", "was": "were"}[m.group(1)], said, count=1)
     return said
