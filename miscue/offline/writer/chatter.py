@@ -172,7 +172,10 @@ def topic_for(v: Voice, hint: str | None) -> str:
 def passage(v: Voice, hint: str | None, rest_words: int, avoid: Sequence[str]) -> str:
     """An off-topic passage of at least 25 words and more than ``rest_words`` words, touching
     none of ``avoid`` (the request's values and words), ending with a return to the point."""
-    need = max(25, rest_words + 1)
+    back = v.pick(RETURNS)
+    # longer than the rest of the message and the return to the point together: a reader weighing
+    # the off-topic run against everything else must find it the larger part
+    need = max(25, rest_words + words_of(back) + 1)
     name = topic_for(v, hint)
     chosen: list[str] = []
     # topic after topic, each told whole from its opening sentence: a long request gets a second
@@ -185,5 +188,4 @@ def passage(v: Voice, hint: str | None, rest_words: int, avoid: Sequence[str]) -
             chosen.append(s)
         if words_of(" ".join(chosen)) >= need:
             break
-    back = v.pick(RETURNS)
     return " ".join(chosen + [back])
