@@ -94,3 +94,39 @@ def test_one_flight_taken_to_be_full_is_said_in_the_singular():
         v = Voice(brief, salt=str(attempt))
         assert re.search(r"HAT080 is (?:fully booked|full)$", premise(one, v))
         assert re.search(r"HAT081 are (?:fully booked|full)$", premise(two, v))
+
+
+def _bags(n: int):
+    from adapters.tau2.forms import BAG_NOUNS, _count_forms
+    from miscue.briefs import Requirement, Role
+
+    forms = list(_count_forms(n, BAG_NOUNS))
+    return Requirement(slot="bags", phrase="the checked bags", spoken=forms[0], says=forms[1:],
+                       role=Role(kind="bags", noun="checked bags", act="y"))
+
+
+@pytest.mark.parametrize("n", [0, 1, 2])
+def test_a_bag_count_agrees_with_its_noun(n):
+    """"1 pieces of checked luggage" (8 of 170 airline requests of one build) is not English."""
+    from miscue.offline.writer.says import bag_counts
+
+    r = _bags(n)
+    said = bag_counts(r, [r.spoken, *r.says])
+    assert said and all(re.match(r"^(?:no|[1-9]|a|one) ", f) for f in said)
+    plural = [f for f in said if re.search(r"\b(?:bags|suitcases|pieces)\b", f)]
+    assert plural == (said if n != 1 else [])
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_a_premise_on_a_bag_count_reads_as_a_sentence(n):
+    """Was "apparently without checked bags isn't available anymore" and "I know you're out of
+    without checked bags"; the premise still reads as one to the premise cue."""
+    from miscue.language.cues import PREMISE
+    from miscue.offline.writer.single import premise
+    from miscue.offline.writer.voice import Voice
+
+    brief, r = _airline(), _bags(n)
+    for attempt in range(6):
+        said = premise(r, Voice(brief, salt=str(attempt)))
+        assert re.match(r"^(?:I know|apparently|I was told) (?:taking 2|travelling with no) ", said), said
+        assert not re.search(r"\b(?:without|out of) ", said) and PREMISE.search(said), said

@@ -27,6 +27,17 @@ def _usable(form: str) -> bool:
     return bool(f) and "_" not in f and not f.isdigit() and " and " not in f and not _ODD.search(f.lower())
 
 
+_PLURAL_BAGS = re.compile(r"\b(?:bags|suitcases|pieces)\b")
+
+
+def bag_counts(r: Requirement, forms: list[str]) -> list[str]:
+    """The forms of a bag count that say the number and agree with it: "1 checked bag", "2
+    suitcases", "no bags" (not "1 pieces of luggage", "no bag", "0 bags" or a bare "bags")."""
+    counted = [f for f in forms if re.match(r"^(?:[1-9]\d*|no|a|one)\b", f)]
+    one = bool(re.match(r"^(?:1|a|one)\b", r.spoken))
+    return [f for f in counted if bool(_PLURAL_BAGS.search(f)) != one] or counted
+
+
 class Told:
     """How each requirement of one message is said."""
 
@@ -158,10 +169,7 @@ class Told:
         return self.v.pick(forms)
 
     def _bags(self, r: Requirement, forms: list[str]) -> str:
-        counted = [f for f in forms if re.match(r"^(?:[1-9]\d*|no|a|one)\b", f)]
-        one = bool(re.match(r"^(?:1|a|one)\b", r.spoken))
-        agree = [f for f in counted if f.rstrip().endswith("s") != one or f.startswith("no ")] or counted
-        return self.v.pick(agree or forms)
+        return self.v.pick(bag_counts(r, forms) or forms)
 
     _paid_bags = _bags
 

@@ -18,7 +18,7 @@ from miscue.briefs import Materials, Requirement, WriterBrief
 from miscue.errors import UnknownFaultType
 from miscue.offline.writer.message import Message, acts_of
 from miscue.offline.writer.phrases import option_phrase
-from miscue.offline.writer.says import Told
+from miscue.offline.writer.says import Told, bag_counts
 from miscue.offline.writer.syntax import attach
 from miscue.offline.writer.voice import Voice, cap, low
 
@@ -41,6 +41,8 @@ _PREMISES = {
     "price": ("I know there is nothing available {x}", "apparently {x} isn't an option anymore"),
     "amount": ("I know {x} certificates aren't offered anymore",),
     "cabin": ("I know {x} is fully booked on those flights", "apparently {x} is full", "I saw that {x} is sold out"),
+    "bags": ("I know {x} isn't allowed on my fare", "apparently {x} isn't possible on this fare",
+             "I was told {x} isn't allowed anymore"),
 }
 
 
@@ -59,6 +61,9 @@ def premise(r: Requirement, v: Voice, fallback: str | None = None) -> str:
             x = f"the ones {x}"
         elif low_x.startswith(("not ", "non ")):
             x = f"the {x} ones"
+    elif kind == "bags":  # "taking 2 checked bags", "travelling with no bags" (never "without checked bags isn't")
+        x = v.pick(bag_counts(r, [r.spoken, *r.says]) or [x])
+        x = f"travelling with {x}" if x.startswith("no ") else f"taking {x}"
     elif kind in ("items", "flights", "passengers") and r.parts:
         gone = [p for p in r.parts if fallback is None or p.say.lower() not in fallback.lower()] or r.parts
         x = " and ".join(f"the {p.say}" if kind == "items" else p.say for p in gone)
