@@ -29,7 +29,8 @@ from flows import prefect_env
 prefect_env.apply()  # before prefect is imported: no telemetry, a quiet console
 
 import os  # noqa: E402
-from collections.abc import Callable  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
+from contextlib import contextmanager, nullcontext  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any, Optional  # noqa: E402
 
@@ -120,6 +121,25 @@ def dask_runner(workers: Optional[int], dask_address: Optional[str]) -> Any:
         return DaskTaskRunner(address=dask_address)
     return DaskTaskRunner(cluster_kwargs={"n_workers": workers or 1, "threads_per_worker": 1, "processes": True,
                                           "dashboard_address": None})
+
+
+@contextmanager
+def workers_report_here() -> Iterator[None]:
+    """Local Dask workers report their task runs to the Prefect server this process uses. Workers
+    take the flow's settings, and with no ``PREFECT_API_URL`` (ephemeral mode) those name no
+    server: each worker process started a temporary server of its own (~220 MB and ~10 s of CPU
+    each, every one writing the same SQLite file). Inside this block the settings name this
+    process's server. (An existing cluster's workers may be on other machines, where this
+    process's loopback server is out of reach: they use the ``PREFECT_API_URL`` they are given.)"""
+    from prefect.client.orchestration import get_client
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    if PREFECT_API_URL.value():
+        yield  # a configured server: the workers are given it already
+        return
+    url = str(get_client(sync_client=True).api_url).rstrip("/")
+    with temporary_settings(updates={PREFECT_API_URL: url}):
+        yield
 
 
 @flow(name="miscue-build-shards", flow_run_name="shards")
@@ -226,7 +246,7 @@ def _build(benchmarks: Optional[list[str]], fault_types: Optional[list[str]], at
     comp = CompositeConfig(ks=composite_ks) if composite_ks else None
     gateway = stages.make_gateway(Path(artifacts), models)
     if workers or dask_address:
-        with shards.run_control(artifacts) as control:
+        with shards.run_control(artifacts) as control, (workers_report_here() if not dask_address else nullcontext()):
             subflow = sharded_stages.with_options(task_runner=dask_runner(workers, dask_address))
             runs, usage = subflow(names, gen, comp, artifacts, models or ModelOptions(), control)
         for part in usage:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from support import prefect_home  # noqa: F401  (first: PREFECT_HOME before prefect is imported)
 
 import json
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -172,6 +173,40 @@ def test_report_flow_rewrites_a_versions_report(runs):
     res = json.loads(out.stdout)
     assert res["version"] == "v0001" and Path(res["html"]) == html.resolve() and html.exists()
     assert {r["Benchmark"] for r in res["table4"]} == {"tau2-retail", "tau2-airline", "all"}
+
+
+def test_local_dask_workers_report_to_the_flows_own_ephemeral_server():
+    """`--workers N` in ephemeral mode (no PREFECT_API_URL): the flow's settings travel to every
+    Dask worker, and they named no server, so each worker process started a temporary Prefect
+    server of its own (~220 MB and ~10 s of CPU each, three servers on one SQLite file). A task on
+    a local worker now sees the server this process uses."""
+    from prefect import flow, task
+    from prefect.client.orchestration import get_client
+
+    from flows.prefect_flows import dask_runner, workers_report_here
+
+    @task
+    def api_url_seen() -> Any:
+        import os
+
+        from prefect.settings import PREFECT_API_URL
+
+        return PREFECT_API_URL.value(), os.getpid()
+
+    @flow
+    def on_the_cluster() -> Any:
+        return api_url_seen.submit().result()
+
+    @flow
+    def build_like() -> Any:
+        here = str(get_client(sync_client=True).api_url).rstrip("/")
+        with workers_report_here():
+            seen, worker_pid = on_the_cluster.with_options(task_runner=dask_runner(1, None))()
+        return here, seen, worker_pid
+
+    here, seen, worker_pid = build_like()
+    assert here.startswith("http://127.0.0.1:")
+    assert seen == here and worker_pid != os.getpid()
 
 
 # ------------------------------------------------------------------------- the real server
