@@ -8,7 +8,8 @@ Files, in WebShop's layouts (``web_agent_site/utils.py``), read from one directo
   "instruction_options", ...}]`` (the human AMT instructions).
 
 Large catalogues: the products and attributes files are streamed once (never loaded whole)
-and every record is checked on the way. What the goal scans read is indexed per cluster in
+and every record is checked on the way, by a child process on another core for a large
+catalogue (:mod:`adapters.webshop.parsing`) while this one indexes. What the goal scans read is indexed per cluster in
 memory (:class:`~adapters.webshop.index.ClusterIndex`: a few hundred bytes a product). The
 rest goes to an anonymous temporary file: the products' lower-cased texts, in runs per
 cluster, and each checked record with its attributes in a compact form (``marshal``), so a
@@ -35,10 +36,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from adapters.webshop.goals import GOAL_SHUFFLE_SEED, Goal, price_ceiling
-from adapters.webshop.index import ClusterIndex, text_of
-from adapters.webshop.records import RawProduct, check_attributes, check_human, check_product, pinned_price
+from adapters.webshop.index import ClusterIndex
+from adapters.webshop.parsing import ATTRIBUTES, PRODUCT, parsed
+from adapters.webshop.records import RawProduct, check_human
 from adapters.webshop.reward import DUMMY_ATTR, Product
-from adapters.webshop.stream import Malformed, iter_array, iter_object
 from miscue.host import HostDataError, NotExecutable
 
 SPILL_RUN = 1 << 20  # a cluster's texts go to the spill file in runs of about this many bytes
@@ -88,23 +89,6 @@ def _without_cycle_collection(read: Callable[..., None]) -> Callable[..., None]:
     return paused
 
 
-class _Counted:
-    """A hasher that also reports the bytes it has seen (the streaming reader feeds it every
-    chunk it reads)."""
-
-    def __init__(self, progress: Progress, done: int, total: int) -> None:
-        self._hasher = hashlib.sha256()
-        self._progress, self.done, self._total = progress, done, total
-
-    def update(self, data: bytes) -> None:
-        self._hasher.update(data)
-        self.done += len(data)
-        self._progress(self.done, self._total)
-
-    def hexdigest(self) -> str:
-        return self._hasher.hexdigest()
-
-
 class _Cluster:
     """One cluster's index plus where its spilled data is: per position the span of the product
     record and of its attributes (length 0: none), and the runs of its texts."""
@@ -119,22 +103,27 @@ class _Cluster:
         self.rewritten = False  # an asin had several attributes entries (the last one counts)
 
 
+def _raw_product(query: str, record: bytes) -> RawProduct:
+    """The checked record of a product from its spilled form."""
+    asin, name, category, product_category, bullets, description, options, pricing, _ = marshal.loads(record)
+    return RawProduct(asin, name, query, category, product_category, bullets, description, options, pricing)
+
+
 class Catalogue:
     """The three files, streamed once: goals, cluster indexes, content hashes.
 
     ``product_cache`` full products and ``text_cache`` bytes of cluster texts stay in memory,
     the most recently used first; ``progress`` is told how far the streaming has come.
+    ``parse_in_child``: decode and check the records in a child process, overlapped with the
+    indexing here (default: for a large products file, see :mod:`adapters.webshop.parsing`).
     """
 
     @_without_cycle_collection
     def __init__(self, directory: Path, suffix: str | None = None, chunk: int = 1 << 20,
-                 product_cache: int = 100_000, text_cache: int = 512 << 20, progress: Progress | None = None) -> None:
+                 product_cache: int = 100_000, text_cache: int = 512 << 20, progress: Progress | None = None,
+                 parse_in_child: bool | None = None) -> None:
         self.products_path, self.attrs_path, self.human_path = _find_files(Path(directory), suffix)
         total = self.products_path.stat().st_size + self.attrs_path.stat().st_size
-
-        def new_hasher(done: int) -> Any:
-            return hashlib.sha256() if progress is None else _Counted(progress, done, total)
-
         self.sha256: dict[str, str] = {}
         self._product_cache, self._text_cache = product_cache, text_cache
         self._products: OrderedDict[tuple[str, int], Product] = OrderedDict()
@@ -154,68 +143,55 @@ class Catalogue:
 
         self._clusters: dict[str, _Cluster] = {}
         self.goal_products: dict[str, RawProduct] = {}
-        where: dict[str, int] = {}  # asin -> cluster number << 32 | position, for the attributes pass
+        where: dict[str, int] = {}  # asin -> cluster number << 32 | position, for the attributes
         order: list[_Cluster] = []
         goals: list[Goal] = []
         skipped = 0
-        with open(self.products_path, "rb") as fh:
-            hasher = new_hasher(0)
-            try:
-                for i, (_, raw) in enumerate(iter_array(fh, hasher, chunk)):
-                    rec = check_product(self.products_path, i, raw)
-                    if rec is None or rec.asin in where:
-                        continue
-                    c = self._clusters.get(rec.query)
-                    if c is None:
-                        c = self._clusters[rec.query] = self._new_cluster(rec.query, len(order))
-                        order.append(c)
-                    price = pinned_price(rec.asin, rec.pricing)
-                    text = text_of(rec.name, rec.bullets, rec.description)
-                    pos = c.index.add_product(rec.asin, price, rec.options, text)
-                    self._spill_to(c.record_offsets, c.record_lengths, marshal.dumps((
-                        rec.asin, rec.name, rec.category, rec.product_category, rec.bullets, rec.description, rec.options,
-                        rec.pricing, price)))
-                    c.pending += text
-                    if len(c.pending) >= SPILL_RUN:
-                        self._flush(c)
-                    where[rec.asin] = c.number << 32 | pos
-                    for text_, attributes, options in human.get(rec.asin, ()):
-                        if not attributes:
-                            skipped += 1  # get_human_goals skips (and counts) these
-                            continue
-                        goals.append(Goal(-1, rec.asin, rec.query, text_, attributes, options, price, price_ceiling(price)))
-                        self.goal_products[rec.asin] = rec
-            except Malformed as exc:
-                raise HostDataError(f"{self.products_path}: {exc} (field: {exc.field})") from None
-            except UnicodeDecodeError as exc:
-                raise HostDataError(f"{self.products_path}: not UTF-8 ({exc}) (field: <file>)") from None
-        self.sha256[self.products_path.name] = hasher.hexdigest()
-        self.skipped_instructions = skipped
-        self.products_loaded = len(where)
-        for c in order:
-            self._flush(c)
-            n = len(c.index)
-            c.attr_offsets = array("q", bytes(8 * n))
-            c.attr_lengths = array("I", bytes(4 * n))
+        read = 0
 
-        with open(self.attrs_path, "rb") as fh:
-            hasher = new_hasher(self.products_path.stat().st_size)
-            try:
-                for _, asin, value in iter_object(fh, hasher, chunk):
-                    attrs = check_attributes(self.attrs_path, asin, value)
-                    packed = where.get(asin)
-                    if packed is None or attrs is None:
+        def seen(n: int) -> None:
+            nonlocal read
+            read += n
+            if progress is not None:
+                progress(read, total)
+
+        for event in parsed(self.products_path, self.attrs_path, chunk, seen, parse_in_child):
+            if event[0] == PRODUCT:
+                _, asin, query, price, options, text, record = event
+                c = self._clusters.get(query)
+                if c is None:
+                    c = self._clusters[query] = self._new_cluster(query, len(order))
+                    order.append(c)
+                pos = c.index.add_product(asin, price, options, text)
+                self._spill_to(c.record_offsets, c.record_lengths, record)
+                c.pending += text
+                if len(c.pending) >= SPILL_RUN:
+                    self._flush(c)
+                where[asin] = c.number << 32 | pos
+                for text_, attributes, goal_options in human.get(asin, ()):
+                    if not attributes:
+                        skipped += 1  # get_human_goals skips (and counts) these
                         continue
-                    c, pos = order[packed >> 32], packed & 0xFFFFFFFF
-                    c.rewritten |= c.attr_lengths[pos] > 0
-                    data = marshal.dumps(attrs)
-                    c.attr_offsets[pos], c.attr_lengths[pos] = self._append(data), len(data)
-                    c.index.add_attributes(pos, attrs)
-            except Malformed as exc:
-                raise HostDataError(f"{self.attrs_path}: {exc} (field: {exc.field})") from None
-            except UnicodeDecodeError as exc:
-                raise HostDataError(f"{self.attrs_path}: not UTF-8 ({exc}) (field: <file>)") from None
-        self.sha256[self.attrs_path.name] = hasher.hexdigest()
+                    goals.append(Goal(-1, asin, query, text_, attributes, goal_options, price, price_ceiling(price)))
+                    self.goal_products[asin] = _raw_product(query, record)
+            elif event[0] == ATTRIBUTES:
+                _, asin, attrs, packed = event
+                at = where[asin]
+                c, pos = order[at >> 32], at & 0xFFFFFFFF
+                c.rewritten |= c.attr_lengths[pos] > 0
+                c.attr_offsets[pos], c.attr_lengths[pos] = self._append(packed), len(packed)
+                c.index.add_attributes(pos, attrs)
+            else:  # DIGEST: the end of a file
+                _, name, digest = event
+                self.sha256[name] = digest
+                if name == self.products_path.name:  # every product is in: room for the attributes
+                    self.products_loaded = len(where)
+                    for c in order:
+                        self._flush(c)
+                        n = len(c.index)
+                        c.attr_offsets = array("q", bytes(8 * n))
+                        c.attr_lengths = array("I", bytes(4 * n))
+        self.skipped_instructions = skipped
         del where
         self._spill.flush()
         for c in order:

@@ -12,6 +12,7 @@ from support.webshop_tiny import P1, P2, tiny_files, write_files
 from typer.testing import CliRunner
 
 from adapters.webshop import WebShopAdapter, iter_array, iter_object, read_value_at
+from adapters.webshop.catalogue import Catalogue
 from flows.cli import app
 from miscue.host import HostDataError
 
@@ -32,9 +33,14 @@ from miscue.host import HostDataError
 def test_malformed_records_name_file_and_field(tmp_path, mutate, file_part, field_part):
     products, attrs, human = copy.deepcopy(tiny_files())
     mutate(products, attrs, human)
+    data = write_files(tmp_path, products, attrs, human)
     with pytest.raises(HostDataError) as err:
-        WebShopAdapter(write_files(tmp_path, products, attrs, human))
+        WebShopAdapter(data)
     assert file_part in str(err.value) and field_part in str(err.value)
+    if "human" not in file_part:  # the files a child process parses for a large catalogue
+        with pytest.raises(HostDataError) as err:
+            Catalogue(data, parse_in_child=True)
+        assert file_part in str(err.value) and field_part in str(err.value)
 
 
 def test_missing_and_broken_files_name_file_and_field(tmp_path):
@@ -53,6 +59,8 @@ def test_missing_and_broken_files_name_file_and_field(tmp_path):
     (d / "items_shuffle_tiny.json").write_text(text[: len(text) // 2])  # truncated download
     with pytest.raises(HostDataError, match=r"items_shuffle_tiny\.json: not valid JSON at byte \d+.*field: \[\d\]"):
         WebShopAdapter(d)
+    with pytest.raises(HostDataError, match=r"items_shuffle_tiny\.json: not valid JSON at byte \d+.*field: \[\d\]"):
+        Catalogue(d, parse_in_child=True)
     d = write_files(tmp_path / "d", *tiny_files())
     (d / "items_shuffle_tiny.json").write_text(json.dumps({"asin": P1}))
     with pytest.raises(HostDataError, match=r"items_shuffle_tiny\.json: the top level must be a JSON list \(field: <root>\)"):

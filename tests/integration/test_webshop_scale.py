@@ -8,6 +8,7 @@ whole. The large runs (100 k, 1.18 M) live in perf/bench_webshop_scale.py.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import subprocess
@@ -19,6 +20,7 @@ import pytest
 
 from adapters.webshop import WebShopAdapter
 from adapters.webshop.adapter import DATA_DIR_VARIABLE
+from adapters.webshop.catalogue import Catalogue
 from adapters.webshop.oracle import all_purchases, purchase_key
 from miscue.graphs import GraphBuilder, battery
 from miscue.host import NotExecutable, Seed
@@ -74,6 +76,28 @@ def test_cluster_index_covers_every_product_once(scale):
     product = catalogue.product(cluster, 3)
     record = next(r for r in records if r["asin"] == product.asin)
     assert (product.name, product.query) == (record["name"], cluster) and product.query == record["query"].lower().strip()
+
+
+def test_a_child_process_parses_to_the_same_catalogue(scale):
+    """A large catalogue is parsed in a child process while this one indexes (the 10 k one is
+    parsed here by default): both ways give the same hashes, goals, indexes and records."""
+    data, _, adapter = scale
+    here = adapter.catalogue
+    seen: list[int] = []
+    child = Catalogue(data, product_cache=2_000, parse_in_child=True, progress=lambda done, total: seen.append(done))
+    assert seen[-1] == sum((data / n).stat().st_size for n in ("items_shuffle.json", "items_ins_v2.json"))
+    assert child.sha256 == here.sha256 and child.products_loaded == here.products_loaded == PRODUCTS
+    assert child.goals == here.goals and child.goal_products == here.goal_products
+    assert child.skipped_instructions == here.skipped_instructions
+    assert child.clusters == here.clusters
+    for cluster in child.clusters:
+        a, b = child.index(cluster), here.index(cluster)
+        assert (a.asins, a.prices, a.value_holders) == (b.asins, b.prices, b.value_holders)
+        assert a.common_attributes == b.common_attributes
+        assert a.attr_choices == b.attr_choices and all(a.owners(k) == b.owners(k) for k in range(len(a.attr_choices)))
+        assert a.text() == b.text()
+        last = (child.product(cluster, len(a) - 1), here.product(cluster, len(b) - 1))
+        assert dataclasses.astuple(last[0]) == dataclasses.astuple(last[1])
 
 
 def test_the_index_knows_what_every_product_of_a_cluster_shares(scale):
