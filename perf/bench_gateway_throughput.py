@@ -13,7 +13,10 @@ made twice, each time in a fresh exchange store:
   ``max_concurrency = concurrency / workers`` (same total concurrency).
 
 The ideal wall time is calls / concurrency * latency; each row prints the measured time and the
-achieved fraction of the ideal throughput. The workers are started and warmed (litellm imported,
+achieved fraction of the ideal throughput, the CPU the client processes and the stub spent per
+call, and the fraction no schedule can pass on this machine: the ideal time over the largest of
+itself, that CPU spread over every core, and the busiest client process's CPU (one event loop
+uses one core). The workers are started and warmed (litellm imported,
 two calls made) before the clock starts, as they are once per build. Acceptance (issue 14):
 640 calls, 0.5 s, 2 workers x 32 reach at least 0.8 of the ideal throughput.
 """
@@ -23,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing as mp
+import os
 import sys
 import tempfile
 import time
@@ -60,11 +64,14 @@ async def burst(gw: Any, indices: list[int], tag: str) -> tuple[float, float]:
     return started, time.time()
 
 
-def shard(base_url: str, store: str, concurrency: int, indices: list[int], tag: str) -> tuple[float, float]:
-    """One worker's shard: its own gateway on the shared store (wall-clock start and end)."""
+def shard(base_url: str, store: str, concurrency: int, indices: list[int], tag: str) -> tuple[float, float, float]:
+    """One worker's shard: its own gateway on the shared store (wall-clock start and end, and
+    the CPU seconds the worker spent on it)."""
     gw = gateway(base_url, store, concurrency)
     asyncio.run(burst(gw, [-1, -2], f"warm-up {tag}"))
-    return asyncio.run(burst(gw, indices, tag))
+    cpu = time.process_time()
+    started, ended = asyncio.run(burst(gw, indices, tag))
+    return started, ended, time.process_time() - cpu
 
 
 def warm(base_url: str, store: str) -> bool:
@@ -84,14 +91,24 @@ def main() -> None:
     server = ctx.Process(target=serve, args=(args.latency, ready, stop), daemon=True)
     server.start()
     base_url = ready.get(timeout=60)
+    import psutil  # a dependency of dask.distributed
+
+    stub = psutil.Process(server.pid)
+
+    def stub_cpu() -> float:
+        times = stub.cpu_times()
+        return times.user + times.system
+
     ideal = args.calls / args.concurrency * args.latency
-    rows = []
+    rows = []  # (label, wall s, client CPU s, the busiest client process's CPU s, stub CPU s)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             gw = gateway(base_url, f"{tmp}/one", args.concurrency)
             asyncio.run(burst(gw, [-1, -2], "warm-up"))  # client set-up outside the measurement
+            cpu, served = time.process_time(), stub_cpu()
             t0, t1 = asyncio.run(burst(gw, list(range(args.calls)), "one"))
-            rows.append((f"1 process x {args.concurrency}", t1 - t0))
+            cpu = time.process_time() - cpu
+            rows.append((f"1 process x {args.concurrency}", t1 - t0, cpu, cpu, stub_cpu() - served))
 
             from distributed import Client, LocalCluster
 
@@ -101,18 +118,28 @@ def main() -> None:
                 names = sorted(client.scheduler_info()["workers"])
                 client.gather([client.submit(warm, base_url, f"{tmp}/warm", pure=False, workers=[w]) for w in names])
                 parts = [list(range(args.calls))[i::args.workers] for i in range(args.workers)]
+                served = stub_cpu()
                 futures = [client.submit(shard, base_url, f"{tmp}/dask", per, part, "dask", pure=False,
                                          workers=[w]) for part, w in zip(parts, names)]
                 spans = client.gather(futures)
-            rows.append((f"{args.workers} Dask workers x {per}", max(e for _, e in spans) - min(s for s, _ in spans)))
+                served = stub_cpu() - served
+            rows.append((f"{args.workers} Dask workers x {per}", max(e for _, e, _ in spans) - min(s for s, _, _ in spans),
+                         sum(c for _, _, c in spans), max(c for _, _, c in spans), served))
     finally:
         stop.set()
         server.join(timeout=10)
-    print(f"calls={args.calls} latency={args.latency}s total concurrency={args.concurrency} (ideal {ideal:.2f} s)")
-    print("| run | wall s | ideal s | fraction of ideal throughput |")
-    print("|---|---|---|---|")
-    for label, wall in rows:
-        print(f"| {label} | {wall:.2f} | {ideal:.2f} | {ideal / wall:.2f} |")
+    cores = os.cpu_count() or 1
+    print(f"calls={args.calls} latency={args.latency}s total concurrency={args.concurrency} (ideal {ideal:.2f} s); {cores} CPUs")
+    print("| run | wall s | ideal s | fraction of ideal throughput | client CPU ms / call | stub CPU ms / call "
+          "| CPU ceiling: fraction at 100% of every CPU |")
+    print("|---|---|---|---|---|---|---|")
+    for label, wall, client_cpu, busiest, stub_cpu_s in rows:
+        # the client processes and the stub (same machine) need this CPU whatever the overlap: no
+        # schedule ends before their sum is spread over every CPU, nor before the busiest process's
+        # own CPU (one event loop uses one core)
+        floor = max(ideal, (client_cpu + stub_cpu_s) / cores, busiest)
+        print(f"| {label} | {wall:.2f} | {ideal:.2f} | {ideal / wall:.2f} | {1000 * client_cpu / args.calls:.2f} "
+              f"| {1000 * stub_cpu_s / args.calls:.2f} | {ideal / floor:.2f} |")
     print(f"ratio: {rows[0][1] / rows[1][1]:.2f}x the one-process throughput")
 
 
