@@ -8,14 +8,14 @@ Files, in WebShop's layouts (``web_agent_site/utils.py``), read from one directo
   "instruction_options", ...}]`` (the human AMT instructions).
 
 Large catalogues: the products and attributes files are streamed once (never loaded whole)
-and every record is checked on the way, by a child process on another core for a large
-catalogue (:mod:`adapters.webshop.parsing`) while this one indexes. What the goal scans read is indexed per cluster in
-memory (:class:`~adapters.webshop.index.ClusterIndex`: a few hundred bytes a product). The
-rest goes to an anonymous temporary file: the products' lower-cased texts, in runs per
-cluster, and each checked record with its attributes in a compact form (``marshal``), so a
-full product is rebuilt without JSON or checks, only when a scan needs it (the most recent
-ones are kept). The catalogue is thus a snapshot of the files whose hashes it reports. The
-same path serves the 425-product shipped catalogue and the 1.18M-product full one.
+and every record is checked on the way -- for a large catalogue by a child process on another
+core while this one indexes (:mod:`adapters.webshop.parsing`). What the goal scans read is
+indexed per cluster in memory (:class:`~adapters.webshop.index.ClusterIndex`: a few hundred
+bytes a product). The rest goes to an anonymous temporary file: the products' lower-cased
+texts, in runs per cluster, and each checked record with its attributes in a compact form
+(``marshal``), so a full product is rebuilt without JSON or checks, only when a scan needs it
+(the most recent ones are kept). The catalogue is thus a snapshot of the files whose hashes it
+reports. The same path serves the 425-product shipped catalogue and the 1.18M-product full one.
 """
 
 from __future__ import annotations
