@@ -130,3 +130,18 @@ def test_a_premise_on_a_bag_count_reads_as_a_sentence(n):
         said = premise(r, Voice(brief, salt=str(attempt)))
         assert re.match(r"^(?:I know|apparently|I was told) (?:taking 2|travelling with no) ", said), said
         assert not re.search(r"\b(?:without|out of) ", said) and PREMISE.search(said), said
+
+
+@pytest.mark.parametrize("domain", ["retail", "airline"])
+def test_a_greeting_opens_the_message_not_the_request_after_the_chatter(domain):
+    """Was "... Anyway, on to the reason for my message. Hi there, can you find me ..." (a request
+    without the customer's identity -- every WebShop request -- put its greeting on the request,
+    after the passage)."""
+    from miscue.offline.writer.single import write
+    from tests.support.briefs import make_brief
+
+    briefs = [make_brief(domain, "contextual_irrelevance", attempt).model_copy(update={"identity": None})
+              for attempt in range(12)]
+    texts = [write(b) for b in briefs]
+    assert not [t for t in texts if re.search(r"[.!?] (?:Hi|Hello|Hey)\b", t)]
+    assert any(re.match(r"(?:Hi|Hello|Hey)\b", t) for t in texts)

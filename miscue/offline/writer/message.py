@@ -24,6 +24,12 @@ GREETINGS = ("Hi,", "Hello,", "Hi there,", "Hey,", "", "", "")
 CLOSERS = ("Thanks!", "Thank you.", "Many thanks.", "Thanks in advance.", "Appreciate it.", "Thank you!", "", "", "", "", "", "")
 
 
+def greeted(greeting: str, first: str) -> str:
+    """``first`` sentence opened by ``greeting`` ("Hi, can you ..."; "I" and names keep their case)."""
+    keep = first.startswith(("I ", "I'")) or (len(first) > 1 and first[1].isupper())
+    return f"{greeting} {first if keep else first[0].lower() + first[1:]}"
+
+
 def acts_of(brief: WriterBrief) -> list[Act]:
     """The brief's acts; a brief without them has one act of no known kind (its request)."""
     return list(brief.acts) or [Act(label="", kind="", say=brief.request)]
@@ -81,19 +87,20 @@ class Message:
                 body.insert(v.pick((len(body), len(body), max(1, len(body) - 1))) if body else 0, sentence(self.extra))
         closer = v.pick(CLOSERS)
         head = []
+        greeting = ""
         if who and not late:
             head.append(who)
         elif not who:
             greeting = v.pick(GREETINGS)
-            if greeting and body:
-                first = body[0]
-                keep = first.startswith(("I ", "I'")) or (len(first) > 1 and first[1].isupper())
-                body[0] = f"{greeting} {first if keep else first[0].lower() + first[1:]}"
+            if greeting and body and self.chatter is None:
+                body[0] = greeted(greeting, body[0])
         tail = [who] if late else []
         if closer:
             tail.append(closer)
         if self.chatter is not None:
             rest = " ".join(head + body + tail)
             chat = passage(v, self.chatter, words_of(rest), avoid + [w for r in self.brief.requirements for w in (r.role.of,)])
-            return " ".join(head + [chat] + body + tail)
+            # the greeting opens the message, before the off-topic passage ("Hi, my commute ..."), not
+            # after it ("... on to the reason for my message. Hi there, can you ...")
+            return " ".join(head + [greeted(greeting, chat) if greeting else chat] + body + tail)
         return " ".join(head + body + tail)
