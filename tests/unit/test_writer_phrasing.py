@@ -145,3 +145,20 @@ def test_a_greeting_opens_the_message_not_the_request_after_the_chatter(domain):
     texts = [write(b) for b in briefs]
     assert not [t for t in texts if re.search(r"[.!?] (?:Hi|Hello|Hey)\b", t)]
     assert any(re.match(r"(?:Hi|Hello|Hey)\b", t) for t in texts)
+
+
+def test_a_premise_on_a_colour_said_with_in_names_the_ones_in_it():
+    """Was "it looks like in white is sold out" and "I know you're out of in navy blue" (two of 30
+    default samples read for stop 23)."""
+    from miscue.briefs import Requirement, Role
+    from miscue.language.cues import PREMISE
+    from miscue.offline.writer.single import premise
+    from miscue.offline.writer.voice import Voice
+
+    brief = _airline()
+    white = Requirement(slot="option:color", phrase="the color", spoken="in white", says=["in white"],
+                        role=Role(kind="option", noun="color", act="y"))
+    for attempt in range(8):
+        said = premise(white, Voice(brief, salt=str(attempt)))
+        assert not re.search(r"\b(?:like|of|that|apparently|know) in white\b", said), said
+        assert "the ones in white" in said and PREMISE.search(said), said

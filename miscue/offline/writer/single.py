@@ -57,7 +57,7 @@ def premise(r: Requirement, v: Voice, fallback: str | None = None) -> str:
         low_x = x.lower()
         if low_x.startswith("no "):
             x = f"the ones with {x}"
-        elif low_x.startswith(("without ", "with ")):
+        elif low_x.startswith(("without ", "with ", "in ")):  # "the ones in white" (was "in white is sold out")
             x = f"the ones {x}"
         elif low_x.startswith(("not ", "non ")):
             x = f"the {x} ones"
