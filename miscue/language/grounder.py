@@ -22,7 +22,8 @@ A value said inside a premise taken for granted ("since the clicky ones are sold
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 from miscue.language import cues
 from miscue.language.context import WINDOW, Context, sentences
@@ -40,6 +41,10 @@ _CURRENT_BEFORE = {("instead", "of"), ("rather", "than"), ("currently",), ("old"
                    ("currently", "in"), ("booked", "in"), ("is", "in"), ("are", "in"), ("was", "in"), ("still", "in")}
 _CURRENT_AFTER = {("one", "i", "have"), ("i", "have"), ("that", "i", "have"), ("i", "got"), ("i", "received"),
                   ("came",), ("that", "came"), ("doesnt", "fit"), ("is", "too"), ("was", "too"), ("are", "too")}
+#: between a list's last part and a weak form said for all of them (", both on" May 20)
+_SHARED_GAP = re.compile(r"[\s,]*(?:(?:both|all|each)(?: of them)?\s+)?(?:on|for)?\s*", re.I)
+#: between two parts of a list ("HAT136, HAT039 and HAT201")
+_LIST_GAP = re.compile(r"\s*(?:,\s*(?:and\s+)?|and\s+|&\s*)", re.I)
 
 
 @dataclass(frozen=True)
@@ -242,6 +247,7 @@ class Grounder:
                     for sibling in self._siblings.get(label, ()):
                         if sibling != slots[0] and self.domains[sibling].instrument:
                             cue_pos[sibling].extend(range(i, j))
+        self._shared_weak(out)
         self._structure.apply(out, ctx)
         for kind, pattern in (("referring", cues.REFERRING), ("vague", cues.VAGUE)):
             for a, b in (spelt.span(*ab) for ab in cues.spans(pattern, spelt.text)):
@@ -279,6 +285,25 @@ class Grounder:
         self._structure.transitions(out, ctx)  # again: "for a longer battery life" wants another than "the 4-hour ones"
         out.mentions.sort(key=lambda m: (m.start, m.end, m.kind))
         return out
+
+    @staticmethod
+    def _shared_weak(out: Grounding) -> None:
+        """A weak form closing a list is said once for every part of it: "flights HAT136 and
+        HAT039, both on May 20" names HAT136 on May 20, not HAT136 on whichever date. Each part
+        named right before it (the parts joined by "and" or commas only) keeps the values the
+        weak form also names, when it names some."""
+        members = sorted((m for m in out.mentions if m.kind == "member" and not m.in_premise), key=lambda m: m.start)
+        for k, w in enumerate(members):
+            if not w.weak or len(w.slots) != 1:
+                continue
+            end, gap = w.start, _SHARED_GAP
+            for m in reversed(members[:k]):
+                kept = tuple(v for v in m.values if v in w.values)
+                if m.slots != w.slots or not kept or not gap.fullmatch(out.text[m.end:end]):
+                    break
+                if len(kept) < len(m.values):
+                    out.mentions[out.mentions.index(m)] = replace(m, values=kept, weak=len(kept) > 1)
+                end, gap = m.start, _LIST_GAP
 
     def _alike_alone(self, span: tuple[int, int], slot: str, near: list[str], ctx: Context, out: Grounding) -> tuple[str, ...]:
         """"... and add 3 checked bags. Pay with the gift card I used last time.": a pointer in a

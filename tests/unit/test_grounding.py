@@ -154,6 +154,28 @@ def test_a_list_is_said_part_by_part():
     assert r["flights"].state == "other"
 
 
+
+def two_days() -> Domains:
+    """Two flights that both fly on May 5 and on May 6: the truth is the May 5 pair."""
+    keys = {(f, d): f'{{"f":"{f}","d":{d}}}' for f in ("HAT1", "HAT2") for d in (5, 6)}
+    parts = tuple(Member(k, (f, f"{f} on May {d}"), (f"May {d}",)) for (f, d), k in keys.items())
+    pair = {d: [keys["HAT1", d], keys["HAT2", d]] for d in (5, 6)}
+    values = tuple(LegalValue(pair[d], (f"HAT1 and HAT2 on May {d}",), members=frozenset(pair[d])) for d in (5, 6))
+    return Domains({"flights": SlotDomain("flights", pair[5], values, ("flights", "flight"), parts=parts)})
+
+
+@pytest.mark.parametrize(("text", "state"), [
+    ("Book flights HAT1 and HAT2, both on May 5, please.", "true"),
+    ("Book HAT1, HAT2, all on May 5.", "true"),
+    ("Book HAT1 and HAT2, both on May 6.", "other"),
+    ("Book HAT1 on May 5 and HAT2 on May 5.", "true"),
+    ("Book HAT1 and HAT2.", "ambiguous"),
+    ("Book HAT1 and HAT2. I fly a lot on May 5.", "ambiguous"),  # a date in another sentence is said for no list
+])
+def test_a_date_said_once_after_a_list_dates_every_flight_of_it(text, state):
+    _, r = ground(two_days(), text)
+    assert r["flights"].state == state, r["flights"]
+
 # ---------------------------------------------------------------------------- cue words
 def test_pointers_and_vague_words_mark_the_requirement_they_stand_for():
     _, r = ground(shop(), "exchange the keyboard on order W1 for the switch type I mentioned before, full size, no backlight, "

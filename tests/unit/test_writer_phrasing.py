@@ -81,6 +81,23 @@ def test_every_flight_of_a_list_is_dated_the_same_way(attempt):
     assert said.count(" on ") == 3 and len(styles) == 1, said
 
 
+def test_flights_of_one_date_are_dated_once_for_all_of_them():
+    from miscue.briefs import Option, Requirement, Role
+    from miscue.offline.writer.says import Told
+    from miscue.offline.writer.voice import Voice
+
+    parts = [Option(say=f, also=[f"{f} on May 20", f"{f} on May 20th", f"{f} on 20 May"]) for f in ("HAT136", "HAT039")]
+    flights = Requirement(slot="flights", phrase="the flights", spoken="HAT136 and HAT039", parts=parts,
+                          role=Role(kind="flights", noun="flights", act="y"))
+    said = []
+    for attempt in range(12):
+        brief = _airline(attempt=attempt, requirements=[flights])
+        said.append(Told(brief, Voice(brief)).said(flights))
+    once = [s for s in said if s.count(" on ") == 1]
+    assert once and all(re.fullmatch(r"(flights )?HAT136 and HAT039, both on (May 20|May 20th|20 May)", s) for s in once), said
+    assert len(once) < len(said), said  # and sometimes each flight with its own date, as before
+
+
 def test_one_flight_taken_to_be_full_is_said_in_the_singular():
     from miscue.briefs import Option, Requirement, Role
     from miscue.offline.writer.single import premise

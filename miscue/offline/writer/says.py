@@ -154,9 +154,11 @@ class Told:
         style = self.v.rng.randrange(8)  # one way of saying the dates for every flight of the list
         for p in r.parts:
             dated = [a for a in p.also if " on " in a]
-            f = dated[style % len(dated)] if dated else p.say
-            out.append(f if f.lower().startswith("flight") or self.v.chance(0.5) else f"flight {f}")
-        return join(out)
+            out.append(dated[style % len(dated)] if dated else p.say)
+        numbers, _, dates = zip(*(f.rpartition(" on ") for f in out))
+        if len(out) > 1 and all(numbers) and len(set(dates)) == 1 and self.v.chance(0.7):  # one date for all of them
+            return f"{self.v.pick(('flights ', ''))}{join(list(numbers))}, {'both' if len(out) == 2 else 'all'} on {dates[0]}"
+        return join([f if f.lower().startswith("flight") or self.v.chance(0.5) else f"flight {f}" for f in out])
 
     def _passengers(self, r: Requirement, forms: list[str]) -> str:
         if self.how(r.slot) != "value":
