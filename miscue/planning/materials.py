@@ -61,6 +61,7 @@ _MEASURES = {"storage", "ram", "memory", "capacity", "pieces", "zoom", "battery 
 _COMPARATIVES = {"brightness": ("brighter", "dimmer"), "length": ("longer", "shorter"), "resolution": ("sharper", "lower"),
                  "battery life": ("longer", "shorter"), "pressure": ("higher", "lower")}
 _SUBJECTIVE = ("a decent {noun}", "a reasonable {noun}", "a good {noun}")
+_SUBJECTIVE_COUNT = ("a decent number of {noun}", "a reasonable number of {noun}", "a good number of {noun}")
 
 _SIZES = {"xxs": 0, "xs": 1, "s": 2, "small": 2, "m": 3, "medium": 3, "l": 4, "large": 4, "xl": 5, "xxl": 6, "2xl": 6, "xxxl": 7,
           "3xl": 7}
@@ -127,6 +128,8 @@ def vague_phrases(role: Role, true: Any, current: Any, grounder: Grounder | None
             (("fewer {noun}",) if plural else ("a smaller {noun}", "less {noun}"))
     elif way:
         found = _UP if way == "up" else _DOWN
+    elif noun.lower() in _MEASURES and noun.lower().endswith("s"):  # a count: "a decent number of pieces", not "a decent pieces"
+        found = _SUBJECTIVE_COUNT
     else:
         found = _SUBJECTIVE
     out = []

@@ -179,3 +179,12 @@ def test_a_premise_on_a_colour_said_with_in_names_the_ones_in_it():
         said = premise(white, Voice(brief, salt=str(attempt)))
         assert not re.search(r"\b(?:like|of|that|apparently|know) in white\b", said), said
         assert "the ones in white" in said and PREMISE.search(said), said
+
+
+def test_a_vague_count_says_a_number_of_its_noun():
+    from miscue.briefs import Role
+    from miscue.planning.materials import vague_phrases
+
+    pieces = vague_phrases(Role(kind="option", noun="pieces", act="x"), "1000 pieces", None)
+    assert pieces and all(re.fullmatch(r"a \w+ number of pieces", p) for p in pieces), pieces  # never "a decent pieces"
+    assert "a decent capacity" in vague_phrases(Role(kind="option", noun="capacity", act="x"), "64 GB", None)
