@@ -188,3 +188,27 @@ def test_a_vague_count_says_a_number_of_its_noun():
     pieces = vague_phrases(Role(kind="option", noun="pieces", act="x"), "1000 pieces", None)
     assert pieces and all(re.fullmatch(r"a \w+ number of pieces", p) for p in pieces), pieces  # never "a decent pieces"
     assert "a decent capacity" in vague_phrases(Role(kind="option", noun="capacity", act="x"), "64 GB", None)
+
+
+@pytest.mark.parametrize("reason", ["did not mean to", "didn't mean to", "didnt mean to"])
+def test_a_reason_said_as_a_verb_phrase_becomes_a_clause(reason):
+    from miscue.offline.writer.phrases import reason_clause
+
+    said = {reason_clause(reason, _Voice(choice)) for choice in range(2)}
+    assert said == {f"I {reason} order it", f"I {reason} place that order"}  # never "it's did not mean to"
+
+
+def test_two_items_sent_back_take_a_plural_verb():
+    from miscue.briefs import Act, Option, Requirement, Role
+    from miscue.offline import writer
+    from tests.support.briefs import make_brief
+
+    items = Requirement(slot="old_items", phrase="the items to return", spoken="the kettle and the mechanical keyboard",
+                        parts=[Option(say="kettle"), Option(say="mechanical keyboard")],
+                        role=Role(kind="items", noun="items", act="x"))
+    base = make_brief("retail", "indirect_intent")
+    texts = [writer.write(base.model_copy(update={"acts": [Act(label="x", kind="return", say="return items")], "attempt": attempt,
+                                                  "requirements": [base.requirements[0], items]})) for attempt in range(16)]
+    told = [t for t in texts if "for me after all" in t]
+    assert told and all("aren't for me" in t for t in told), told
+    assert not any(re.search(r"keyboard\b[^.]* (?:isn't|is)\b", t) for t in texts), texts

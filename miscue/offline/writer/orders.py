@@ -136,9 +136,10 @@ def items_tell(act: Act, told: Told, v: Voice) -> list[str]:
     where = f" from {order}" if order else ""
     out = []
     if act.kind == "return":
+        is_, it = ("are", "them") if len(names) > 1 or what.startswith("a couple of") else ("is", "it")
         out.append(v.pick((f"{cap(what)}{where} just didn't work out for me.",
-                           f"I've decided {what}{where} isn't for me after all.",
-                           f"Honestly, {what}{where} turned out to be a disappointment, so I'm done with it.")))
+                           f"I've decided {what}{where} {is_}n't for me after all.",
+                           f"Honestly, {what}{where} turned out to be a disappointment, so I'm done with {it}.")))
     else:
         n = len(items.parts) if items is not None and items.parts else 1
         specs = [spec(told, a, i) for i in range(n)]

@@ -138,6 +138,7 @@ _REASONS = (
     (("by mistake", "by accident", "accidentally", "mistakenly", "in error"), ("I ordered it {f}", "it was ordered {f}",
                                                                                "I placed it {f}")),
     (("no longer needed", "not needed", "no longer necessary", "not necessary", "not needed anymore"), ("it's {f}",)),
+    (("didnt mean to", "didn't mean to", "did not mean to"), ("I {f} order it", "I {f} place that order")),
     (("no use for",), ("I have {f} it",)),
     (("no need",), ("I have {f} for it",)),
     (("no longer want", "dont want", "don't want"), ("I {f} it", "I {f} it anymore")),
