@@ -12,10 +12,12 @@ from miscue.offline.writer.voice import Voice
 
 _IDENTIFY = {
     ("name", "zip"): ("Hi, this is {name}, zip code {zip}.", "Hi, I'm {name} (zip {zip}).", "{name} here, zip code {zip}.",
-                      "Hello, I'm {name} and my zip code is {zip}."),
+                      "Hello, I'm {name} and my zip code is {zip}.", "My name is {name}, zip code {zip}.",
+                      "Hey, {name} here - zip {zip}."),
     ("email",): ("Hi, my email is {email}.", "Hello, the email on my account is {email}.", "Hi, my account email is {email}.",
-                 "Hello, my email address is {email}."),
-    ("name", "email"): ("Hi, this is {name} ({email}).", "Hello, I'm {name}, email {email}."),
+                 "Hello, my email address is {email}.", "Hey, my email's {email}."),
+    ("name", "email"): ("Hi, this is {name} ({email}).", "Hello, I'm {name}, email {email}.",
+                        "My name is {name} and my email is {email}.", "Hey, it's {name} ({email})."),
     ("user id",): ("Hi, my user id is {user id}.", "Hello, user ID {user id} here.", "Hi, {user id} here.",
                    "User id: {user id}.", "Hi, it's {user id}.", "Hello, this is {user id}.", "Hey there, I'm {user id}.",
                    "Good morning, {user id} here.", "Hi, I'm {user id} on your system."),

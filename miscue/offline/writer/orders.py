@@ -70,7 +70,7 @@ def _things(told: Told, act: str) -> tuple[Requirement | None, list[str]]:
 
 def _from(order: str | None, v: Voice) -> str:
     if not order:
-        return v.pick(("from my recent order", "from one of my orders", ""))
+        return v.pick(("from my recent order", "from one of my orders", "from an order that came last week", ""))
     return v.pick((f"from {order}", f"in {order}", f"from {order}"))
 
 
