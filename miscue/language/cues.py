@@ -165,7 +165,8 @@ FINITE = {"i", "we", "he", "she", "they", "is", "are", "was", "were", "am", "be"
           "wasnt", "werent", "has", "have", "had", "hasnt", "havent", "do", "does", "did", "dont", "doesnt", "didnt",
           "will", "would", "should", "could", "can", "may", "might", "must", "shall", "wont", "wouldnt", "shouldnt",
           "couldnt", "cant", "got", "gets", "seems", "says", "said", "told", "im", "ive", "id", "ill", "its", "thats",
-          "theres", "need", "needs", "want", "wants", "came", "arrived", "turned", "went", "broke"}
+          "theres", "need", "needs", "want", "wants", "came", "arrived", "turned", "went", "broke",
+          "swears", "swore", "recommends", "recommended", "loves", "bought", "owns"}  # "a friend of mine swears by ..."
 #: words a clause opens with when it is a statement about someone or something
 SUBJECTS = {"i", "we", "you", "he", "she", "they", "it", "my", "our", "your", "his", "her", "their", "this", "that"}
 #: words that set a thing beside another like it ("the old one", "the other cabin")

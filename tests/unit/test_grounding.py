@@ -201,6 +201,8 @@ def test_requests_said_in_shorthand_or_as_hints():
     assert not g.requests  # statements only: a hint, not a request
     g, _ = ground(shop(), "On order W1 swap the keyboard for a clicky one")
     assert g.requests
+    g, _ = ground(trip(), "Hello, a friend of mine swears by coach, with no bags and no insurance. Anything cheap will do.")
+    assert not g.requests  # what someone else swears by is a statement, not a shorthand list
 
 
 def test_details_operations_and_extras_are_found():
