@@ -212,3 +212,26 @@ def test_two_items_sent_back_take_a_plural_verb():
     told = [t for t in texts if "for me after all" in t]
     assert told and all("aren't for me" in t for t in told), told
     assert not any(re.search(r"keyboard\b[^.]* (?:isn't|is)\b", t) for t in texts), texts
+
+
+@pytest.mark.parametrize(("cluster", "single", "one"), [
+    ("eyeshadow palette", "", "an eyeshadow palette"), ("wireless mouse", "", "a wireless mouse"),
+    ("bar stools", "a bar stool", None), ("hot sauce", "", None), ("men's jeans", "", None),
+])
+def test_a_shopper_asks_for_one_of_a_category_named_in_the_singular(cluster, single, one):
+    from miscue.briefs import Act
+    from miscue.offline.writer.says import Told
+    from miscue.offline.writer.shop import buy_ask
+    from miscue.offline.writer.voice import Voice
+    from tests.support.briefs import make_brief
+
+    act = Act(label="", kind="buy", say="buy a product", object=cluster, single=single)
+    brief = make_brief("retail", "indirect_intent").model_copy(update={"acts": [act], "requirements": []})
+    texts = []
+    for attempt in range(12):
+        b = brief.model_copy(update={"attempt": attempt})
+        texts.append(" ".join(buy_ask(act, Told(b, Voice(b)), Voice(b), True)).lower())
+    if one:  # "I need a wireless mouse", never "I need wireless mouse"
+        assert all(one in t for t in texts), texts
+    else:  # a plural or a mass noun is said as it is named, now and then ("I need hot sauce", "bar stools")
+        assert any(cluster in t for t in texts), texts

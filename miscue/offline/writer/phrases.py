@@ -131,6 +131,12 @@ def features(items: Sequence[str], v: Voice) -> tuple[list[str], list[str], list
     return adj, with_, for_
 
 
+#: heads of nouns that are counted, not measured, though named in the singular ("eyeshadow
+#: palette", "wireless mouse": "I need a wireless mouse", never "I need wireless mouse")
+COUNTED = {"palette", "mouse", "keyboard", "case", "stool", "chair", "lamp", "frame", "speaker", "cable", "bottle", "backpack",
+           "jacket", "dress", "shirt", "hoodie", "mirror", "pillow", "monitor", "camera", "watch", "mattress", "kettle",
+           "blender", "toaster", "rug", "tent", "umbrella", "wallet", "belt", "hat", "helmet", "bag", "desk", "table"}
+
 _REASONS = (
     (("no longer need", "dont need", "don't need", "do not need"), ("I {f} it", "I {f} it anymore", "I {f} it any more")),
     (("changed my mind",), ("I {f}", "I've {f}")),

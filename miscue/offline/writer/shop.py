@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from miscue.briefs import Act
 from miscue.offline.writer.orders import frame
-from miscue.offline.writer.phrases import features
+from miscue.offline.writer.phrases import COUNTED, features
 from miscue.offline.writer.says import Told
 from miscue.offline.writer.voice import Voice, article, join, low, sentence
 
@@ -37,7 +37,8 @@ def describe(act: Act, told: Told, v: Voice, single: bool = True) -> tuple[str, 
     for r in told.of(act.label, "price"):
         price = told.said(r)
     obj = act.object or "it"
-    noun = act.single if single and act.single else obj
+    one = act.single or (article(obj) if obj.split()[-1:] and obj.split()[-1] in COUNTED else "")  # "a wireless mouse"
+    noun = one if one and (single or one.endswith(f" {obj}")) else obj  # a category named in the singular: always "a ..."
     if adjs:
         if noun.startswith(("a ", "an ")):
             noun = article(f"{' '.join(adjs)} {noun.split(' ', 1)[1]}")
