@@ -21,8 +21,8 @@ A value said inside a premise taken for granted ("since the clicky ones are sold
 
 from __future__ import annotations
 
-from collections import defaultdict
 import re
+from collections import defaultdict
 from dataclasses import dataclass, replace
 
 from miscue.language import cues
