@@ -235,3 +235,19 @@ def test_a_shopper_asks_for_one_of_a_category_named_in_the_singular(cluster, sin
         assert all(one in t for t in texts), texts
     else:  # a plural or a mass noun is said as it is named, now and then ("I need hot sauce", "bar stools")
         assert any(cluster in t for t in texts), texts
+
+
+@pytest.mark.parametrize("fault_type", ["indirect_intent", "contextual_irrelevance"])
+def test_a_second_unnamed_pending_order_is_the_other_one(fault_type):
+    from miscue.briefs import Act, Requirement, Role
+    from miscue.offline import writer
+    from tests.support.briefs import make_brief
+
+    reasons = [Requirement(slot=f"{a}.reason", phrase="the reason", spoken="no longer needed",
+                           role=Role(kind="reason", noun="reason", act=a)) for a in ("cancel", "cancel#2")]
+    acts = [Act(label=a, kind="cancel", say="cancel a pending order") for a in ("cancel", "cancel#2")]
+    base = make_brief("retail", fault_type)
+    texts = [writer.write(base.model_copy(update={"acts": acts, "requirements": reasons, "target": None, "attempt": attempt}))
+             for attempt in range(8)]
+    assert all("my other pending order" in t.lower() for t in texts), texts  # not "my pending order" twice
+    assert not any("pending order is still pending" in t.lower() for t in texts), texts

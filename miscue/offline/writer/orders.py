@@ -68,6 +68,12 @@ def _things(told: Told, act: str) -> tuple[Requirement | None, list[str]]:
     return items, [f"the {told.item(items, i)}" for i in range(len(items.parts))]
 
 
+def _pending(act: Act) -> str:
+    """A pending order the customer does not name: the second of a kind is "my other" one
+    ("cancel my pending order ... also cancel my other pending order")."""
+    return "my other pending order" if "#" in act.label else "my pending order"
+
+
 def _from(order: str | None, v: Voice) -> str:
     if not order:
         return v.pick(("from my recent order", "from one of my orders", "from an order that came last week", ""))
@@ -111,7 +117,7 @@ def items_ask(act: Act, told: Told, v: Voice, first: bool, verb: str | None = No
         vp = f"{v.pick(('exchange', 'exchange', 'swap'))} {join(names) or 'an item'} {_from(order, v)}".strip()
     else:
         place = (f"in my pending {order[3:] if order.lower().startswith('my ') else order}" if order
-                 else "in my pending order")
+                 else f"in {_pending(act)}")
         vp = f"{v.pick(('change', 'change', 'switch'))} {join(names) or 'an item'} {place}"
     out = []
     if new and n == 1 and wants and verb is None:
@@ -163,7 +169,7 @@ def items_tell(act: Act, told: Told, v: Voice) -> list[str]:
 def cancel_ask(act: Act, told: Told, v: Voice, first: bool, verb: str | None = None) -> list[str]:
     order = told.said(told.one(act.label, "order"))
     reason = told.said(told.one(act.label, "reason"))
-    vp = verb or f"cancel {order or 'my pending order'}"
+    vp = verb or f"cancel {order or _pending(act)}"
     text = frame(vp, v, first)
     if reason:
         style = v.pick(("comma", "because", "sentence"))
@@ -177,9 +183,11 @@ def cancel_ask(act: Act, told: Told, v: Voice, first: bool, verb: str | None = N
 
 
 def cancel_tell(act: Act, told: Told, v: Voice) -> list[str]:
-    order = told.said(told.one(act.label, "order")) or "my pending order"
+    named = told.said(told.one(act.label, "order"))
+    order = named or _pending(act)
     reason = told.said(told.one(act.label, "reason"))
-    out = [v.pick((f"{cap(order)} hasn't shipped yet.", f"{cap(order)} is still pending.", f"I placed {order} a few days ago."))]
+    still = [f"{cap(order)} is still pending."] if named else []  # never "my pending order is still pending"
+    out = [v.pick((f"{cap(order)} hasn't shipped yet.", *still, f"I placed {order} a few days ago."))]
     if reason:
         out.append(sentence(v.pick((f"{reason}", f"The thing is, {reason}", f"Since then, {reason}"))))
     return out
@@ -195,7 +203,7 @@ def address_ask(act: Act, told: Told, v: Voice, first: bool, verb: str | None = 
         moved = v.pick((f"I've moved to {address}", f"I moved to {address}", f"I recently moved to {address}"))
         return [sentence(moved), frame(v.pick(("update my account", "update the address on my account", "update it")), v, first)]
     order = told.said(told.one(act.label, "order"))
-    target = order or "my pending order"
+    target = order or _pending(act)
     if verb:
         vp = verb
     elif address:
@@ -210,7 +218,7 @@ def address_tell(act: Act, told: Told, v: Voice) -> list[str]:
     if act.kind == "update_address":
         return [v.pick((f"My address on file is out of date; these days I'm at {address}.",
                         f"I don't live at the old place anymore, my home is {address} now."))] if address else []
-    order = told.said(told.one(act.label, "order")) or "my pending order"
+    order = told.said(told.one(act.label, "order")) or _pending(act)
     return [v.pick((f"{cap(order)} is set to go to my old place, but I'm at {address} now." if address else
                     f"{cap(order)} is set to go to my old place.",
                     f"{cap(order)} should really be going to {address}." if address
@@ -218,7 +226,7 @@ def address_tell(act: Act, told: Told, v: Voice) -> list[str]:
 
 
 def payment_ask(act: Act, told: Told, v: Voice, first: bool, verb: str | None = None) -> list[str]:
-    order = told.said(told.one(act.label, "order")) or "my pending order"
+    order = told.said(told.one(act.label, "order")) or _pending(act)
     pay = told.said(told.one(act.label, "payment"))
     vp = verb or (v.pick((f"switch the payment on {order} to {pay}", f"pay for {order} with {pay} instead",
                           f"change the payment method of {order} to {pay}")) if pay else f"change the payment method of {order}")
@@ -226,7 +234,7 @@ def payment_ask(act: Act, told: Told, v: Voice, first: bool, verb: str | None = 
 
 
 def payment_tell(act: Act, told: Told, v: Voice) -> list[str]:
-    order = told.said(told.one(act.label, "order")) or "my pending order"
+    order = told.said(told.one(act.label, "order")) or _pending(act)
     pay = told.said(told.one(act.label, "payment"))
     return [f"{cap(pay)} is what I'd rather have {order} charged to." if pay
             else f"The payment on {order} is not the one I meant."]
