@@ -69,6 +69,13 @@ VAGUE = _rx(r"\b(?:" + _COMPARATIVE + "|" + _SUBJECTIVE + r")\b(?! (?:things|que
             r"days|weeks|months|years|times|hours|minutes|orders|items)\b)")
 #: a comparative standing for a value even with nothing around it ("somewhere more comfortable")
 COMPARATIVE = _rx(r"\b(?:" + _COMPARATIVE + r")\b")
+#: vague words for a physical quality (size, weight, light, sound, warmth, strength): never a price
+#: ("a tee in navy, size large, under $40": "large" is a size, not the budget)
+PHYSICAL = _rx(r"\b(?:big|small|large|huge|tiny|compact|roomy|spacious|biggish|smallish|bigger|larger|smaller|wider|narrower|"
+               r"taller|shorter|longer|lighter|heavier|brighter|dimmer|thicker|thinner|quieter|louder|warmer|cooler|"
+               r"sturdier|stronger|beefier)\b")
+#: words naming a price (a requirement named so is a price)
+MONEY_NAMES = frozenset({"price", "budget", "cost", "priced", "spend", "afford", "dollars"})
 
 _PREMISE_OPEN = (r"since|as|because|given(?: that)?|now that|seeing(?: that| as)?|i know|i heard|i was told|"
                  r"apparently|i understand|i see|i noticed|i realise|i realize|it seems|it looks like|"
@@ -87,7 +94,8 @@ _UNAVAILABLE = (r"sold out|out of stock|unavailable|not available|no longer (?:a
                 r"(?:anymore|any more|any longer)|"
                 r"not (?:a|an) \w+ (?:you|they|we) (?:accept|allow|take|offer|do)|"
                 r"(?:never|rarely|hardly ever|almost never)(?: \w+){0,3} (?:in stock|available|there)|"
-                r"used up|run out|ran out|all gone|no longer (?:possible|offered|there|an option)|"
+                r"used up|run out|ran out|all gone|no longer (?:possible|offered|there|an option)|sells? out|selling out|"
+                r"(?:can|could) only (?:get|have|be|receive|choose|pick)|"
                 r"only (?:come|comes|came|available|sold|made|offered|exists?|goes|go|issue|issues|sell|sells|make|makes|"
                 r"carry|carries|stock|stocks|do|does|offer|offers)|"
                 r"(?:nobody|no one|no-one|no store|no shop|none of them|no seller|no brand)(?: \w+)? "
@@ -114,15 +122,15 @@ REQUEST = _rx(
     r"need to|want to|have to|would like to|i'd appreciate|i would appreciate|kindly|do me a favou?r)\b"
     r"|(?:^|[.!;:]\s+)(?:need|want|looking for|searching for|seeking|in the market for|after|shopping for)\b"
     r"|\?"
-    r"|(?:^|[.!;:,]\s+|\s-\s|\b(?:and|also|then|so|just|now)\s+)(?:cancel|exchange|return|change|switch|book|update|modify|swap|"
-    r"send|refund|downgrade|upgrade|move|put|make|add|remove|replace|process|issue|give|find|get|buy|"
-    r"charge|bill|pay|use|ship|set|reserve|rebook|fix|correct|show|pick|keep|credit)\b"
+    r"|(?:^|[.!;:,]\s+|\s-\s|\b(?:and|also|then|so|just|now|but)\s+)(?:cancel|exchange|return|change|switch|book|update|"
+    r"modify|swap|send|refund|downgrade|upgrade|move|put|make|add|remove|replace|process|issue|give|find|get|buy|"
+    r"charge|bill|pay|use|ship|set|reserve|rebook|fix|correct|show|pick|keep|credit|bump)\b"
 )
 
 #: the verbs of the requests a customer makes (an imperative right after an id is a request:
 #: "on order #W1 switch the camera to ...")
 REQUEST_VERBS = ("cancel", "exchange", "return", "change", "switch", "update", "modify", "refund", "downgrade", "upgrade",
-                 "replace", "rebook", "reserve", "correct", "swap", "book", "move", "ship")
+                 "replace", "rebook", "reserve", "correct", "swap", "book", "move", "ship", "keep", "put", "bump", "add")
 
 
 #: "both", "each", "all of them": one value said once for several requirements

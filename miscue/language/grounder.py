@@ -272,6 +272,10 @@ class Grounder:
                 near = [s for s, pos in cue_pos.items() if ctx.distance(span, pos) <= WINDOW // 2]
                 if kind == "vague":  # a subjective word describes a quality, never an id
                     near = [s for s in near if not self.domains[s].identifier]
+                    if cues.PHYSICAL.search(fold(text[a:b])) and near:
+                        near = [s for s in near if not cues.MONEY_NAMES & set(self.domains[s].names)]
+                        if not near:
+                            continue  # "size large" near a price: a size the requirements do not name
                 comparative = cues.COMPARATIVE.search(fold(text[a:b])) is not None
                 if kind == "vague" and (any(self.domains[s].ordered for s in near) or comparative):
                     near = [s for s in near if self.domains[s].ordered]  # a comparative describes an order

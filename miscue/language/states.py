@@ -13,10 +13,14 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from miscue.language.domain import Domains, SlotDomain
 from miscue.language.mentions import Grounding, Mention
+from miscue.language.text import words
+
+_APPOSITION = re.compile(r"\s*(?:[,:(]|\s-)\s*")
 
 STATES = ("true", "other", "ambiguous", "marked", "doubted", "partial", "unknown", "open")
 
@@ -161,11 +165,22 @@ def states(g: Grounding, domains: Domains) -> TextReading:
         out.slots[slot] = state_of(g, d)
         out.truth_keys[slot] = d.truth_key
     # a pointer attached to nothing, or to a requirement the text already gives ("cancel FDZ0T5,
-    # and the other one I mentioned")
+    # and the other one I mentioned") -- unless the values it names follow it as an apposition:
+    # then it restates them ("on the same flights as my trip, HAT097 and HAT251")
     loose = [m for m in g.mentions if m.kind in ("referring", "vague") and not m.in_premise and (
         (not m.slots and (m.kind == "referring" or m.comparative))
-        or (m.kind == "referring" and all(out.slots[s].state in ("true", "other") for s in m.slots)))]
+        or (m.kind == "referring" and all(out.slots[s].state in ("true", "other") for s in m.slots)
+            and not _restated(m, g, domains)))]
     open_ = [s for s, st in out.slots.items() if st.state == "open"]
     if loose and len(open_) == 1:
         out.slots[open_[0]] = SlotReading(open_[0], "marked", (), tuple(loose))
     return out
+
+
+def _restated(m: Mention, g: Grounding, domains: Domains) -> bool:
+    """The pointer names one of its requirements ("the same flights") and a value of it follows
+    right after, set off by a comma, a colon, a dash or a bracket (not joined by "and")."""
+    said = set(words(m.text))
+    named = [s for s in m.slots if said & {w for name in domains[s].names for w in words(name)}]
+    return any(n.start >= m.end and _APPOSITION.fullmatch(g.text[m.end:n.start]) is not None
+               for s in named for n in g.touching(s, "value", "member"))

@@ -296,3 +296,43 @@ def test_a_pointer_goes_to_what_it_names_and_alone_to_every_payment():
     assert r["bags.pay"].state == "true" and r["flights.pay"].state == "marked"
     g, r = ground(two_payments(), "Move me to economy and add 2 bags. Pay with the gift card I used last time.")
     assert r["bags.pay"].state == "marked" and r["flights.pay"].state == "marked"
+
+
+def tee() -> Domains:
+    """A product query: a colour and a price ceiling (its size is no requirement)."""
+    return Domains({
+        "color": SlotDomain("color", "navy", (value("navy", "in navy"), value("black")), ("color", "colour"), ()),
+        "price": SlotDomain("price", "$40", (value("$40", "under $40"), value("$30", "under $30")),
+                            ("price", "budget", "under"), (), ordered=True),
+    })
+
+
+def test_a_word_for_size_never_describes_a_price():
+    g, r = ground(tee(), "Short sleeve tee in navy, size large, under $40")
+    assert not g.of("price", "vague") and r["price"].state == "true"
+    _, r = ground(tee(), "A tee in navy, at a cheap price")
+    assert r["price"].state == "marked"  # a word for money still does
+
+
+def test_a_pointer_that_names_a_given_requirement_restates_it():
+    _, r = ground(trip(), "Book me on the same flights as my last trip, HAT1 and HAT2, in coach, no insurance.")
+    assert r["flights"].state == "true" and r["bags"].state == "open"  # the bags are not said, not pointed at
+    _, r = ground(trip(), "Book HAT1 and HAT2 in coach, no insurance, and the other thing I mentioned.")
+    assert r["bags"].state == "marked"  # a pointer naming nothing stands for what is left open
+
+
+def test_an_imperative_after_but_is_a_request():
+    g, _ = ground(trip(), "On my trip I keep HAT1 and HAT2 but put us in business")
+    assert g.requests
+
+
+def test_values_that_sell_out_are_a_premise():
+    _, r = ground(shop(), "The clicky ones always sell out, so I'll take linear. Exchange the keyboard on order W1, full "
+                          "size, no backlight, black lamp, visa ending 1111")
+    assert r["kb.switch"].state == "doubted"
+
+
+def test_a_pointer_coordinated_with_a_given_value_stands_for_another():
+    """"order #W1 and the order I mentioned": joined by "and", the pointer is a second order."""
+    _, r = ground(cancels(), "Cancel order W1 and the order I mentioned, both ordered by mistake.")
+    assert r["cancel#2.order"].state == "marked"
