@@ -39,10 +39,11 @@ from miscue.offline.extractors.lexicon import (
     masked,
     operation_classes,
 )
-from miscue.offline.extractors.text import STOP, WORD, clean, overlaps, split_spans
+from miscue.offline.extractors.text import STOP, WORD, blank, clean, overlaps, split_spans
 
 
-_CHUNK_BREAK = re.compile(r"[.;!?()]|,\s|\s-\s")
+#: where a chunk ends: punctuation, a dash, or a condition put on what precedes ("the 5-tier one if they make it")
+_CHUNK_BREAK = re.compile(r"[.;!?()]|,\s|\s-\s|\s(?=if (?:they|you) (?:make|have|carry|sell|do)\b)")
 
 
 @dataclass
@@ -195,11 +196,13 @@ class LexicalExtractor(Extractor[_LexView]):
         if not v.grounding.requests:
             return None
         asked = {w for w in WORD.findall(fold(v.inp.request)) if w not in STOP}
+        # the values said are attributes, not verbs: "an upholstered queen bed frame" tells nothing happened
+        values_blank = blank(v.low, [(m.start, m.end) for m in v.grounding.mentions if m.kind == "value"])
         for k, (s, e) in enumerate(self._items(v.low)):
             part = v.low[s:e]
             if k == 0 or STATEMENT.search(part) or SIGN_OFF.search(part):
                 continue  # the opening (who is writing), a clause, a sign-off
-            sentence = WISH_FRAME.sub(" ", next((v.low[a:b] for a, b in self._sentences(v.low) if a <= s < b), ""))
+            sentence = WISH_FRAME.sub(" ", next((values_blank[a:b] for a, b in self._sentences(v.low) if a <= s < b), ""))
             if STATEMENT.search(sentence) or PAST.search(sentence):
                 continue  # a sentence that tells, not a list that asks ("the chair came with broken pieces")
             content = [m for m in WORD.finditer(part) if m.group(0).strip("'-") not in STOP]

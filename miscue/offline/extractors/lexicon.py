@@ -66,7 +66,8 @@ CONCRETE = re.compile(r"\b\d+ [a-z]+ (?:street|st|avenue|ave|lane|ln|drive|dr|ro
 #: following it ("fleece lined, since I run outside", "the 5-tier one if they make it")
 ADDED = re.compile(r"\b(?:too|as well|also)\W*$|\b(?:i'?d prefer|i would prefer|i'?d like it|make sure|ideally|preferably|"
                    r"if possible|would be (?:great|nice|good|ideal|a plus|a bonus)|"
-                   r"(?:should|must|needs? to|has to|could) also|also (?:be|have|has|needs?|comes?))\b")
+                   r"(?:should|must|needs? to|has to|could) also|also (?:be|have|has|needs?|comes?)|"
+                   r"(?:like|as) (?:my|the|our) (?:old|last|previous|current) \w+ (?:had|has|did|does))\b")
 JUSTIFIED = re.compile(r"^\W*(?:since|because|cause|so|if (?:they|you) (?:make|have|carry|sell|do)|i look better|"
                        r"my \w+ (?:is|has|are))\b")
 
@@ -81,13 +82,15 @@ def masked(low: str, phrases: list[str]) -> str:
 
 #: a statement, not a wished-for detail: a finite verb or a subject ("XEHM4B is stuck in basic economy")
 STATEMENT = re.compile(r"\b(?:i|we|he|she|they|is|are|was|were|am|has|have|had|do|does|did|will|would|can|could|"
-                       r"should|must|i'm|i've|it's|isn't|aren't|wasn't|don't|doesn't|didn't|got|gets)\b")
+                       r"should|must|i'm|i've|it's|isn't|aren't|wasn't|don't|doesn't|didn't|got|gets|"
+                       r"says|said|told|thinks|reckons|swears|recommends|suggests)\b")
 
 #: where one item of a shorthand list ends and the next begins
 ITEM_BREAK = re.compile(r"[.;!?()]|,\s*|\s[-–—]\s|\b(?:and|with|that|which|plus|if|because|since|so)\b|"
                         r"\b(?:it )?(?:has|needs?|have) to (?:have|be)\b|\bmust (?:have|be)\b|\bwould be (?:great|nice|good)\b")
 #: the close of a message, not a detail ("thanks", "cheers", "asap")
-SIGN_OFF = re.compile(r"\b(?:thanks?|thank you|cheers|regards|best|asap|urgent|appreciated|cheers|ty|thx)\b")
+SIGN_OFF = re.compile(r"\b(?:thanks?|thank you|cheers|regards|best|asap|urgent|appreciated|ty|thx|bye|ta|"
+                      r"merci(?: beaucoup)?|gracias|danke(?: schoen| schön)?|grazie|obrigad[oa])\b")
 #: a verb in the past: a sentence that tells what happened
 PAST = re.compile(r"\b(?:\w{3,}ed|came|went|broke|got|sent|bought|paid|told|said|gave|took|made|arrived)\b")
 #: the frames of a wish, which are not statements ("I'd like ...", "it has to have ...")

@@ -24,7 +24,7 @@ from miscue.language.states import TextReading, states
 from miscue.language.text import Token, fold, respell
 from miscue.offline.extractors.base import Extractor, naming_units
 from miscue.offline.extractors.domains import domains_of
-from miscue.offline.extractors.text import BOOKING_NOUN, STOP, WORD, clean, split_spans
+from miscue.offline.extractors.text import BOOKING_NOUN, STOP, WORD, blank, clean, split_spans
 
 THRESHOLD = 88  # fuzzy score (0-100) from which a clause says a form
 WORD_SCORE = 80  # fuzzy score from which a word of the text is a word of the form
@@ -46,6 +46,9 @@ _WISH = re.compile(r"\b(?:i'?d prefer|i would prefer|i'?d like it|make sure|idea
                    r"also (?:be|have|has|needs?|comes?))\b")
 _REASON = re.compile(r"^(?:since|because|cause|so|if (?:they|you|it) (?:make|have|carry|sell|come|do|exist)|"
                      r"i look|my \w+ (?:is|has|are|says))\b")
+#: a condition or a precedent put on a wish inside its clause ("the 5-tier one if they make it", "like my old pair had")
+_CONDITION = re.compile(r"\bif (?:they|you|it) (?:make|have|carry|sell|come|do|exist)\b|"
+                        r"\b(?:like|as) (?:my|the|our) (?:old|last|previous|current) \w+ (?:had|has|did|does)\b")
 _CONCRETE = re.compile(r"\b\d+ \w+ (?:street|st|avenue|ave|lane|drive|road|rd|way|court|place|boulevard|blvd)\b|"
                        r"\b(?:\d+|one|two|three|four|a couple of) (?:checked )?(?:bags?|suitcases?)\b|"
                        r"\b(?:i(?:'ve| have)? moved|we(?:'ve| have)? moved|live at|new address)\b")
@@ -63,9 +66,10 @@ _STORE = re.compile(r"\b(?:price alert|an alert|notify me|sort\w* (?:[\w-]+ ){0,
 _REQUEST_KIND = {r"\bcancel": "cancel", r"\breturn": "return", r"\bexchange": "exchange", r"\bchange items\b": "modify",
                  r"\bbook\b": "book", r"\bbuy\b": "buy"}
 _JOINS = re.compile(r"\b(?:and|with|that|which|plus|(?:it )?(?:has|needs?) to (?:have|be)|must (?:have|be))\b")
-_TELLS = re.compile(r"\b(?:i|we|he|she|they|is|are|was|were|has|had|do|does|did|will|would|i'm|came|went|broke|"
+_TELLS = re.compile(r"\b(?:i|we|he|she|they|is|are|was|were|has|had|do|does|did|will|would|i'm|came|went|broke|says|said|"
+                    r"told|thinks|reckons|swears|recommends|suggests|"
                     r"\w{3,}ed)\b(?! to (?:have|be))")
-_CLOSE = re.compile(r"\b(?:thanks?|thank you|cheers|regards|asap|please|pls|thx)\b")
+_CLOSE = re.compile(r"\b(?:thanks?|thank you|cheers|regards|asap|please|pls|thx|merci|gracias|danke|grazie|obrigad[oa])\b")
 _NEGATORS = {"no", "not", "without", "non", "never"}  # a form's negator must be said, never fuzzily
 # kept, not added
 _KEPT = re.compile(r"\bsame (?:\w+ )?(?:size|colou?r|one|model|style|kind|type|length|material)s?(?:(?:,| and) [\w-]+)*")
@@ -277,7 +281,7 @@ class ParseExtractor(Extractor[_ParseView]):
             if _IDENTITY.search(low) and not _CONCRETE.search(low):
                 continue  # who the customer is, not a detail of the request
             reason = k + 1 < len(v.clauses) and _REASON.match(self._clause_low(v, v.clauses[k + 1])) is not None
-            reason = reason or _WISH.search(low) is not None
+            reason = reason or _WISH.search(low) is not None or _CONDITION.search(low) is not None
             after_aside = k > 0 and _BARE_ASIDE.fullmatch(self._clause_low(v, v.clauses[k - 1])) is not None
             if k == 0 and not _ASIDE.search(low):
                 continue
@@ -292,7 +296,9 @@ class ParseExtractor(Extractor[_ParseView]):
     def _listed(self, v: _ParseView, known: list[tuple[int, int]]) -> str | None:
         """A product query listed in shorthand with one item the request does not hold
         ("short sleeve tee in navy, under $40, cotton"; "... with button closure and pockets")."""
-        if not v.grounding.requests or _TELLS.search(_FRAME.sub(" ", v.low)):
+        # the values said are attributes, not verbs ("an upholstered queen bed frame")
+        bare = blank(v.low, [(m.start, m.end) for m in v.grounding.mentions if m.kind == "value"])
+        if not v.grounding.requests or _TELLS.search(_FRAME.sub(" ", bare)):
             return None
         asked = {w for w in WORD.findall(fold(v.inp.request)) if w not in STOP}
         for a, b in [p for c in v.clauses for p in _pieces(v.low, c)][1:]:

@@ -35,6 +35,13 @@ def overlaps(a: tuple[int, int], among: list[tuple[int, int]]) -> bool:
     return any(a[0] < e and s < a[1] for s, e in among)
 
 
+def blank(low: str, spans: list[tuple[int, int]]) -> str:
+    """``low`` with every span blanked (same length, so positions still index the text)."""
+    for a, b in spans:
+        low = low[:a] + " " * (b - a) + low[b:]
+    return low
+
+
 def tokens(text: str) -> list[str]:
     return WORD.findall(fold(text))
 
