@@ -152,9 +152,13 @@ def payment_forms(pid: str, user: dict[str, Any]) -> tuple[str, ...]:
         return (f"my gift card ending in {digits}", f"gift card ending in {digits}", f"gift card ending {digits}",
                 f"gift card {digits}", "gift card", "giftcard", "my gift card", "gift card balance", "my card", digits, pid,
                 ident)
+    amount = pm.get("amount")
+    worth = f"{amount:g}" if isinstance(amount, (int, float)) else None  # its face value: "my $250 certificate"
+    by_value = (f"${worth} certificate", f"{worth} dollar certificate", f"${worth} travel certificate", f"${worth} voucher") \
+        if worth else ()
     return (f"my travel certificate ending in {digits}", f"certificate ending in {digits}", f"certificate ending {digits}",
             f"certificate {digits}", f"travel certificate {digits}", "travel certificate", "certificate", "voucher", digits,
-            pid, ident)
+            pid, ident, *by_value)
 
 
 def address_forms(a: dict[str, Any]) -> tuple[str, ...]:
@@ -236,6 +240,8 @@ def _count_forms(n: int, nouns: tuple[str, ...], uncounted: bool = False) -> tup
     forms = [f"{n} {noun}" for noun in nouns]
     if n == 0:  # the likeliest first (an extraction form shows the first few)
         forms = [f"{w} {noun}" for noun in nouns for w in ("no", "0", "without")]
+        if "bags" in nouns:  # "no luggage", "nothing to check"
+            forms += [*ZERO_BAGS]
     elif uncounted:
         forms += [noun for noun in nouns if noun.endswith("s")]
     if nouns and nouns[0] == "paid bags" and n > 0:  # "add 2 checked bags, both paid"
@@ -245,6 +251,8 @@ def _count_forms(n: int, nouns: tuple[str, ...], uncounted: bool = False) -> tup
     return tuple(forms)
 
 
+#: no checked bag, said without a count or a bag noun
+ZERO_BAGS = ("no luggage", "no checked luggage", "no baggage", "no checked baggage", "nothing to check", "nothing checked")
 BAG_NOUNS = ("checked bags", "bags", "checked bag", "bag", "suitcases", "pieces of luggage", "pieces of checked luggage",
              "checked suitcases")
 
