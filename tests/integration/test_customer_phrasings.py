@@ -1,0 +1,76 @@
+"""Ways customers really phrase things, verified on the real hosts (`miscue verify`'s engine).
+
+Each request is from the tune part of the third hand-written round (tests/data/verifier_set.jsonl,
+ids r3-/a3-/w3-), where the verifier rejected it before: an extra option said in shorthand ("size
+large" is no budget, "an upholstered bed frame" tells nothing happened), a wish with a condition
+or a precedent ("the 5-tier one if they make it", "like my old pair had"), a premise that values
+"sell out", a pointer that names what it restates ("the same flights as my trip, HAT097 and
+HAT251"), bags and certificates said without their usual words ("no luggage", "my $250
+certificate"), an imperative after "but", a sign-off in another language.
+"""
+
+from __future__ import annotations
+
+import tempfile
+
+import pytest
+
+from flows.registry import adapter_for
+from flows.stages.verify import verify_sync
+from miscue.config import ModelOptions
+from miscue.llm import Gateway
+
+CASES = [
+    # (benchmark, task, text, claimed type, claimed slot, the type the verifier must admit it as)
+    ("webshop", "172", "Short sleeve tee in navy, size large, under $40.", "irrelevant_information", None,
+     "irrelevant_information"),
+    ("webshop", "197", "Looking for an upholstered queen bed frame, platform style, less than $390.", None, None,
+     "irrelevant_information"),
+    ("webshop", "0", "Storage bookshelf in oak under $200, the 5-tier one if they make it.", "irrelevant_information", None,
+     "irrelevant_information"),
+    ("webshop", "1", "Please grab me some squat-proof leggings in XL under $60, with side pockets like my old pair had.",
+     "irrelevant_information", None, "irrelevant_information"),
+    ("webshop", "104", "Mediums allways sell out first, so I'll settle for a large - heavyweight cotton-blend hoodie, "
+     "under 70 dollars.", "false_presupposition", "option:size", "false_presupposition"),
+    ("tau2-airline", "25", "hi im ivan_muller_7015, i want to book my friend Ivan Smith (dob 1986-03-14) on the exact same "
+     "flights as my trip, HAT097 and HAT251 on may 17, Detroit to Seattle, one way, economy. no travel insurance. pay with "
+     "my gift card and put the rest on my mastercard 6710", "insufficient_information", "book.bags", "insufficient_information"),
+    ("tau2-airline", "35", "aarav_ahmed_6699 - book me one-way JFK to SFO on May 24, HAT069 connecting to HAT258, economy "
+     "class, passenger Aarav Ahmed DOB 1985-04-04, no luggage and no insurance, on my Mastercard.", None, None,
+     "lexical_ambiguity"),
+    ("tau2-airline", "20", "Hi - mia_li_3668. Book me one-way JFK to Seattle on May 20: HAT136 and then HAT039, economy, "
+     "for Mia Li (1990-04-05). I've got a lot of luggage to check. No insurance. Use my $250 certificate and put the rest "
+     "on the Visa ending 7447.", "vagueness_subjectivity", "book.bags", "vagueness_subjectivity"),
+    ("tau2-airline", "11", "james_patel_9828. On GV1N64 keep HAT003 on 5/19 and HAT290 on 5/20 but put all of us in a "
+     "cheaper cabin.", None, None, "vagueness_subjectivity"),
+    ("tau2-airline", "39", "Bonjour, this is amelia_davis_8890. Please cancel my reservatons 8C8K4E and LU15PA, merci.",
+     None, None, "insufficient_information"),
+]
+
+
+@pytest.fixture(scope="module")
+def gateway():
+    with tempfile.TemporaryDirectory() as tmp:
+        yield Gateway(ModelOptions().resolve(), f"{tmp}/store")
+
+
+@pytest.fixture(scope="module")
+def adapters():
+    return {}
+
+
+@pytest.mark.parametrize("benchmark,task,text,claimed,slot,fault", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
+def test_the_request_is_admitted_as_its_fault(gateway, adapters, benchmark, task, text, claimed, slot, fault):
+    adapter = adapters.get(benchmark) or adapters.setdefault(benchmark, adapter_for(benchmark))
+    result = verify_sync(adapter, gateway, task, text, claimed, slot)
+    assert result.admitted, result.verdict
+    assert result.fault_type == fault
+
+
+def test_a_clean_request_said_the_same_ways_is_not_admitted(gateway, adapters):
+    """The same phrasings with nothing left out or added: no fault found."""
+    adapter = adapters.get("tau2-airline") or adapters.setdefault("tau2-airline", adapter_for("tau2-airline"))
+    text = ("Bonjour, this is amelia_davis_8890. Please cancel my reservations 8C8K4E, LU15PA and MSJ4OA because my "
+            "plans changed, merci.")
+    result = verify_sync(adapter, gateway, "39", text)
+    assert result.verdict is not None and result.verdict.code == "extract:no_fault_found"
