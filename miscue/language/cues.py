@@ -61,6 +61,8 @@ _SUBJECTIVE = (r"good|decent|reasonable|nice|comfortable|convenient|suitable|sen
                r"an upgrade|a downgrade|top of the line|high end|low end|entry level|mid range|midrange|"
                r"not too (?:big|small|expensive|pricey|long|short|early|late|heavy)|nothing too (?:expensive|pricey|fancy)|"
                r"reasonably(?: priced)?|affordably(?: priced)?|moderately priced|budget[- ]friendly|low[- ]cost|"
+               r"(?:won't|will not|doesn't|does not|not|wouldn't|without) break(?:ing)? the bank|easy on the wallet|"
+               r"wallet[- ]friendly|"
                r"(?:on the )?(?:cheaper|pricier|bigger|smaller) side|bargain|"
                r"not (?:so|too|that) (?:many|much|big|small|long|short|hard|difficult|expensive)|fewer|not as many|"
                r"easier|simpler|harder|too (?:hard|difficult|easy|big|small|long|short|heavy|loud|bright|dim)")
@@ -74,6 +76,9 @@ COMPARATIVE = _rx(r"\b(?:" + _COMPARATIVE + r")\b")
 PHYSICAL = _rx(r"\b(?:big|small|large|huge|tiny|compact|roomy|spacious|biggish|smallish|bigger|larger|smaller|wider|narrower|"
                r"taller|shorter|longer|lighter|heavier|brighter|dimmer|thicker|thinner|quieter|louder|warmer|cooler|"
                r"sturdier|stronger|beefier)\b")
+#: vague words for money: they describe the price, wherever it is named
+MONEY = _rx(r"\b(?:cheap|cheaper|cheapish|inexpensive|affordable|affordably|pricey|pricier|budget|bargain|low[- ]cost|"
+            r"reasonably priced|moderately priced|break the bank|easy on the wallet|wallet[- ]friendly|expensive)\b")
 #: words naming a price (a requirement named so is a price)
 MONEY_NAMES = frozenset({"price", "budget", "cost", "priced", "spend", "afford", "dollars"})
 
@@ -117,6 +122,7 @@ REQUEST = _rx(
     r"\b(?:i (?:also |really |still |just )?(?:want|need)|i'd (?:also |really |still |just )?like|"
     r"i would (?:also |really |still |just )?like|id like|i wanna|"
     r"(?:i'll|i will|i'd|i can|i could) (?:just )?(?:settle for|make do with)|i'm looking for|im looking for|i am looking for|"
+    r"i'm after|i am after|"
     r"looking for|please|pls|can you|could you|would you|will you|can i|could i|may i|help me|i wish to|let me|"
     r"i'd love|i would love|go ahead|i'd prefer|i would prefer|i'm trying to|im trying to|i am trying to|"
     r"need to|want to|have to|would like to|i'd appreciate|i would appreciate|kindly|do me a favou?r)\b"

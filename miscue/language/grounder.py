@@ -108,6 +108,8 @@ class Grounder:
         for n, w in enumerate(form):
             if n and k < len(toks) and toks[k].text in cues.ARTICLES and w not in cues.ARTICLES and not w[0].isdigit():
                 k += 1  # "with a mirror" says "with mirror" ("pack of the 20" is no "pack of 20")
+            elif n and k < len(toks) and toks[k].text == "any" and form[n - 1] in cues.NEGATORS and w != "any":
+                k += 1  # "without any water resistance" says "without water resistance"
             if k >= len(toks) or not close(toks[k].text, w):
                 return None
             k += 1
@@ -276,6 +278,8 @@ class Grounder:
                         near = [s for s in near if not cues.MONEY_NAMES & set(self.domains[s].names)]
                         if not near:
                             continue  # "size large" near a price: a size the requirements do not name
+                    elif not near and cues.MONEY.search(fold(text[a:b])):  # "something that won't break the bank"
+                        near = [s for s, d in self.domains.slots.items() if cues.MONEY_NAMES & set(d.names)]
                 comparative = cues.COMPARATIVE.search(fold(text[a:b])) is not None
                 if kind == "vague" and (any(self.domains[s].ordered for s in near) or comparative):
                     near = [s for s in near if self.domains[s].ordered]  # a comparative describes an order

@@ -6,7 +6,8 @@ large" is no budget, "an upholstered bed frame" tells nothing happened), a wish 
 or a precedent ("the 5-tier one if they make it", "like my old pair had"), a premise that values
 "sell out", a pointer that names what it restates ("the same flights as my trip, HAT097 and
 HAT251"), bags and certificates said without their usual words ("no luggage", "my $250
-certificate"), an imperative after "but", a sign-off in another language.
+certificate"), an imperative after "but", "I'm after", a sign-off in another language, money said
+as an idiom ("won't break the bank"), "without any water resistance".
 """
 
 from __future__ import annotations
@@ -45,6 +46,13 @@ CASES = [
      "cheaper cabin.", None, None, "vagueness_subjectivity"),
     ("tau2-airline", "39", "Bonjour, this is amelia_davis_8890. Please cancel my reservatons 8C8K4E and LU15PA, merci.",
      None, None, "insufficient_information"),
+    ("webshop", "62", "I'm after gluten-free rooibos tea in tea bags, the 40-count box, under $50. Caffiene free too, since I "
+     "drink it at night.", None, None, "irrelevant_information"),
+    ("webshop", "66", "Whole bean French roast coffee, something that won't break the bank.", "vagueness_subjectivity", "price",
+     "vagueness_subjectivity"),
+    ("tau2-retail", "60", "Hi, it's Chen Johnson, zip 77004. I'd like to exchange the wireless earbuds from order W5061109 for "
+     "blue ones without any water resistance, and put any difference on my PayPal.", "tool_capability_mismatch", None,
+     "tool_capability_mismatch"),
 ]
 
 

@@ -336,3 +336,22 @@ def test_a_pointer_coordinated_with_a_given_value_stands_for_another():
     """"order #W1 and the order I mentioned": joined by "and", the pointer is a second order."""
     _, r = ground(cancels(), "Cancel order W1 and the order I mentioned, both ordered by mistake.")
     assert r["cancel#2.order"].state == "marked"
+
+
+def test_a_word_for_money_describes_the_price_wherever_it_is_named():
+    _, r = ground(tee(), "A tee in navy, something that won't break the bank")
+    assert r["price"].state == "marked"
+
+
+def test_any_after_a_negator_changes_nothing():
+    buds = Domains({"wr": SlotDomain("wr", "none", (value("none", "without water resistance", "no water resistance"),
+                                                   value("IPX4", "water resistant", "splash proof"),
+                                                   value("IPX7", "waterproof", "water resistant")),
+                                     ("water resistance", "water"), ("earbuds",), has_current=True)})
+    _, r = ground(buds, "Exchange the earbuds for ones without any water resistance")
+    assert r["wr"].state == "true"
+
+
+def test_im_after_is_a_request():
+    g, _ = ground(tee(), "I'm after a tee in navy. Thanks!")
+    assert g.requests
