@@ -20,7 +20,7 @@ from miscue.language import cues
 from miscue.language.context import Context
 from miscue.language.domain import Domains
 from miscue.language.mentions import Grounding, Mention
-from miscue.language.text import close, words
+from miscue.language.text import close, fold, words
 
 
 #: the words that turn what the customer has into what they want ("to economy", "for a bigger one")
@@ -238,12 +238,15 @@ class Structure:
         (not ids or names, which introductions give), are a request said in shorthand. A clause
         with a finite verb or opening with a subject ("my sister swears by ...") is a statement."""
         found = []
+        # a pointer's own words are no verb of the clause ("protein bars in that flavor I had last time")
+        pointers = cues.spans(cues.REFERRING, fold(ctx.text))
         for clauses in ctx.clauses():
             run: list[tuple[int, int]] = []
             for a, b in clauses:
                 if ctx.toks[a].text in cues.FINITE:  # the list was the subject: "swivel stools in navy, ... would fit"
                     run = []
-                if ctx.toks[a].text in cues.SUBJECTS or any(t.text in cues.FINITE for t in ctx.toks[a:b]):
+                if ctx.toks[a].text in cues.SUBJECTS or any(
+                        t.text in cues.FINITE and not any(p <= t.start < q for p, q in pointers) for t in ctx.toks[a:b]):
                     break
                 run.append((ctx.toks[a].start, ctx.toks[b - 1].end))
             if not run:

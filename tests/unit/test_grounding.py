@@ -355,3 +355,10 @@ def test_any_after_a_negator_changes_nothing():
 def test_im_after_is_a_request():
     g, _ = ground(tee(), "I'm after a tee in navy. Thanks!")
     assert g.requests
+
+
+def test_a_pointers_own_verb_does_not_make_a_shorthand_list_a_statement():
+    g, _ = ground(tee(), "Navy tees like the ones I had last time, under $40.")
+    assert g.requests  # "I had" belongs to the pointer, not to the list
+    g, _ = ground(tee(), "Navy tees are what I had last time, under $40.")
+    assert not g.requests
