@@ -344,6 +344,9 @@ HAND_WRITTEN = [
      "like the difference to go on my credit card ending in 7447."),
     ("none", None, "Hi, I'd like to exchange two things, starting with the mechanical keyboard from order #W2378156: "
      "full size, clicky switches, on my credit card ending in 7447."),
+    # "I also need to ..." is one more thing asked for, not a detail added to a wish ("it also needs to be ...")
+    ("none", None, "Please exchange the mechanical keyboard from order #W2378156 for a full size one with clicky switches. "
+     "I also need the difference charged to my credit card ending in 7447."),
     ("extras", None, "I'd like to exchange an item from a delivered order. The order is #W2378156, the item to "
      "exchange is the mechanical keyboard, the new switch type is clicky, the new keyboard size is full size and "
      "the payment method is my credit card ending in 7447. Also, it should ship by express courier."),
