@@ -7,7 +7,8 @@ or a precedent ("the 5-tier one if they make it", "like my old pair had"), a pre
 "sell out", a pointer that names what it restates ("the same flights as my trip, HAT097 and
 HAT251"), bags and certificates said without their usual words ("no luggage", "my $250
 certificate"), an imperative after "but", "I'm after", a sign-off in another language, money said
-as an idiom ("won't break the bank"), "without any water resistance".
+as an idiom ("won't break the bank"), "without any water resistance", reservations named that no
+requirement names ("JG7FMM refund to my Visa, ... flights unchanged").
 """
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ CASES = [
      "drink it at night.", None, None, "irrelevant_information"),
     ("webshop", "66", "Whole bean French roast coffee, something that won't break the bank.", "vagueness_subjectivity", "price",
      "vagueness_subjectivity"),
+    # five reservations none of which the customer must name (no requirement), named anyway with their refunds
+    ("tau2-airline", "18", "omar_davis_3817 here. Downgrade all my business reservations to economy, flights unchanged: "
+     "JG7FMM refund to my Visa, X7BYG1 to the Visa ending 7803, 2FBBAH to gift card ending 1935, EQ1G6C to gift card "
+     "ending 7880, BOH180 to the Visa ending 2172.", None, None, "lexical_ambiguity"),
     ("tau2-retail", "60", "Hi, it's Chen Johnson, zip 77004. I'd like to exchange the wireless earbuds from order W5061109 for "
      "blue ones without any water resistance, and put any difference on my PayPal.", "tool_capability_mismatch", None,
      "tool_capability_mismatch"),
