@@ -367,14 +367,6 @@ def tau2_domains(adapter: Any, intent: Intent) -> Domains:
             items_of[label] = c.value
         if field in ("order", "reservation"):
             orders_of[label] = c.value
-    for label in {c.slot.partition(".")[0] for c in intent.conditions} - orders_of.keys():
-        # an operation whose order or reservation is no requirement (the customer need not say it:
-        # "downgrade all my business trips") still has one, which customers name ("JG7FMM refund to
-        # my Visa") and whose present values they keep ("flights unchanged")
-        for field in ("reservation", "order"):
-            if isinstance(held := adapter.resolved(intent, f"{label}.{field}"), str):
-                orders_of[label] = held
-                break
     slots: dict[str, SlotDomain] = {}
     for c in intent.conditions:
         label, _, field = c.slot.partition(".")
