@@ -7,8 +7,7 @@ or a precedent ("the 5-tier one if they make it", "like my old pair had"), a pre
 "sell out", a pointer that names what it restates ("the same flights as my trip, HAT097 and
 HAT251"), bags and certificates said without their usual words ("no luggage", "my $250
 certificate"), an imperative after "but", "I'm after", a sign-off in another language, money said
-as an idiom ("won't break the bank"), "without any water resistance", reservations named that no
-requirement names ("JG7FMM refund to my Visa, ... flights unchanged").
+as an idiom ("won't break the bank"), "without any water resistance".
 """
 
 from __future__ import annotations
@@ -51,10 +50,6 @@ CASES = [
      "drink it at night.", None, None, "irrelevant_information"),
     ("webshop", "66", "Whole bean French roast coffee, something that won't break the bank.", "vagueness_subjectivity", "price",
      "vagueness_subjectivity"),
-    # five reservations none of which the customer must name (no requirement), named anyway with their refunds
-    ("tau2-airline", "18", "omar_davis_3817 here. Downgrade all my business reservations to economy, flights unchanged: "
-     "JG7FMM refund to my Visa, X7BYG1 to the Visa ending 7803, 2FBBAH to gift card ending 1935, EQ1G6C to gift card "
-     "ending 7880, BOH180 to the Visa ending 2172.", None, None, "lexical_ambiguity"),
     ("tau2-retail", "60", "Hi, it's Chen Johnson, zip 77004. I'd like to exchange the wireless earbuds from order W5061109 for "
      "blue ones without any water resistance, and put any difference on my PayPal.", "tool_capability_mismatch", None,
      "tool_capability_mismatch"),
@@ -87,3 +82,16 @@ def test_a_clean_request_said_the_same_ways_is_not_admitted(gateway, adapters):
             "plans changed, merci.")
     result = verify_sync(adapter, gateway, "39", text)
     assert result.verdict is not None and result.verdict.code == "extract:no_fault_found"
+
+
+def test_where_the_customer_lives_is_an_added_detail_even_when_an_order_ships_there(gateway, adapters):
+    """Retail task 111 ships an order to the customer's new home; saying in an aside that they live
+    there now is the added detail (a profile address update), though every word of the address is
+    also the value of a requirement."""
+    adapter = adapters.get("tau2-retail") or adapters.setdefault("tau2-retail", adapter_for("tau2-retail"))
+    text = ("Hey, Yara Silva here - zip 77159. I'd like to change the wristwatch in my pending order so it's one with black "
+            "dial and leather strap. I also need to send order #W3730488 to 555 Highland Drive Suite 872, New York, NY 10116. "
+            "And please change the laptop in my other pending order so it's a space gray one with i5 processor and 256 "
+            "gigabytes SSD storage. Oh, and I now live at 555 Highland Drive, Suite 872, New York, NY 10116, USA.")
+    result = verify_sync(adapter, gateway, "111", text, "irrelevant_information")
+    assert result.admitted, result.verdict

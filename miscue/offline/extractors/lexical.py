@@ -30,6 +30,7 @@ from miscue.offline.extractors.lexicon import (
     ITEM_BREAK,
     JUSTIFIED,
     KEPT,
+    MOVED,
     OPERATION_CLASSES,
     PAST,
     SIGN_OFF,
@@ -184,7 +185,7 @@ class LexicalExtractor(Extractor[_LexView]):
                 continue
             left = [m for m in WORD.finditer(part) if m.group(0).strip("'-") not in STOP | asked
                     and not overlaps((s + m.start(), s + m.end()), covered)]
-            if len(left) >= (1 if added else 2):
+            if len(left) >= (1 if added else 2) or (aside and MOVED.search(part)):
                 detail = re.sub(r"^\s*(?:and|also|plus|but|so|oh and|oh,)\s+", "", v.text[s:e], flags=re.IGNORECASE)
                 return clean(detail) or None
         return self._plain_item(v, covered)

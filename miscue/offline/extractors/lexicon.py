@@ -62,6 +62,10 @@ CONCRETE = re.compile(r"\b\d+ [a-z]+ (?:street|st|avenue|ave|lane|ln|drive|dr|ro
                       r"(?:bags?|suitcases?|pieces of luggage)\b|"
                       r"\b(?:i(?:'ve| have)? moved|i (?:now )?live at|my (?:new )?address)\b")
 
+#: the customer's own home, said in an aside: a detail about them, whatever address it names ("oh, and I now
+#: live at 555 Highland Drive" when an order ships there too)
+MOVED = re.compile(r"\b(?:i(?:'ve| have)? (?:just )?moved|i (?:now )?live at|my (?:new )?(?:home )?address is)\b")
+
 #: a detail added on top of the request: "too", "as well" closing it, or a reason or a condition
 #: following it ("fleece lined, since I run outside", "the 5-tier one if they make it")
 ADDED = re.compile(r"\b(?:too|as well|also)\W*$|\b(?:i'?d prefer|i would prefer|i'?d like it|make sure|ideally|preferably|"

@@ -49,6 +49,8 @@ _REASON = re.compile(r"^(?:since|because|cause|so|if (?:they|you|it) (?:make|hav
 #: a condition or a precedent put on a wish inside its clause ("the 5-tier one if they make it", "like my old pair had")
 _CONDITION = re.compile(r"\bif (?:they|you|it) (?:make|have|carry|sell|come|do|exist)\b|"
                         r"\b(?:like|as) (?:my|the|our) (?:old|last|previous|current) \w+ (?:had|has|did|does)\b")
+#: where the customer lives, said in an aside: a detail about them even when an order ships to the same place
+_HOME = re.compile(r"\b(?:(?:i|we)(?:'ve| have)? (?:just )?moved|(?:i|we) (?:now )?live at|(?:my|our) new address)\b")
 _CONCRETE = re.compile(r"\b\d+ \w+ (?:street|st|avenue|ave|lane|drive|road|rd|way|court|place|boulevard|blvd)\b|"
                        r"\b(?:\d+|one|two|three|four|a couple of) (?:checked )?(?:bags?|suitcases?)\b|"
                        r"\b(?:i(?:'ve| have)? moved|we(?:'ve| have)? moved|live at|new address)\b")
@@ -289,7 +291,7 @@ class ParseExtractor(Extractor[_ParseView]):
                 continue
             content = [m for m in WORD.finditer(v.low[a:b]) if m.group(0) not in STOP
                        and not any(s <= a + m.start() < e for s, e in known) and not _IDENTITY.search(m.group(0))]
-            if len(content) >= (1 if reason else 2):
+            if len(content) >= (1 if reason else 2) or ((_ASIDE.search(low) or after_aside) and _HOME.search(low)):
                 return clean(re.sub(r"^\s*(?:and|also|plus|oh)\s+", "", v.text[a:b], flags=re.I))
         return self._listed(v, known)
 
