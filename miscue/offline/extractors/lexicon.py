@@ -56,15 +56,18 @@ IDENTITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[a-z]+_[a-z]+_\d{3,}\b|\b(?:zi
 #: a value kept as it is ("same size and v-neck"): no new detail
 KEPT = re.compile(r"\b(?:the )?same \w+(?:(?:,| and) [\w-]+)*|\b\w+ (?:stays|stay) the same\b")
 
+#: the customer saying where they live now
+_HOME = r"i(?:'ve| have)? moved|i (?:now )?live at|my (?:new )?address"
+
 #: a concrete, checkable detail: a street address, a count of things
 CONCRETE = re.compile(r"\b\d+ [a-z]+ (?:street|st|avenue|ave|lane|ln|drive|dr|road|rd|boulevard|blvd|way|court|ct|place|pl|"
                       r"circle|terrace|parkway)\b|\b(?:\d+|one|two|three|four|five|a couple of) (?:checked )?"
                       r"(?:bags?|suitcases?|pieces of luggage)\b|"
-                      r"\b(?:i(?:'ve| have)? moved|i (?:now )?live at|my (?:new )?address)\b")
+                      r"\b(?:" + _HOME + r")\b")
 
 #: the customer's own home, said in an aside: a detail about them, whatever address it names ("oh, and I now
 #: live at 555 Highland Drive" when an order ships there too)
-MOVED = re.compile(r"\b(?:i(?:'ve| have)? (?:just )?moved|i (?:now )?live at|my (?:new )?(?:home )?address is)\b")
+MOVED = re.compile(r"\b(?:" + _HOME + r")\b")
 
 #: a detail added on top of the request: "too", "as well" closing it, or a reason or a condition
 #: following it ("fleece lined, since I run outside", "the 5-tier one if they make it")

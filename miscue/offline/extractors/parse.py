@@ -50,10 +50,11 @@ _REASON = re.compile(r"^(?:since|because|cause|so|if (?:they|you|it) (?:make|hav
 _CONDITION = re.compile(r"\bif (?:they|you|it) (?:make|have|carry|sell|come|do|exist)\b|"
                         r"\b(?:like|as) (?:my|the|our) (?:old|last|previous|current) \w+ (?:had|has|did|does)\b")
 #: where the customer lives, said in an aside: a detail about them even when an order ships to the same place
-_HOME = re.compile(r"\b(?:(?:i|we)(?:'ve| have)? (?:just )?moved|(?:i|we) (?:now )?live at|(?:my|our) new address)\b")
+_HOME_SAID = r"i(?:'ve| have)? moved|we(?:'ve| have)? moved|live at|new address"
+_HOME = re.compile(r"\b(?:" + _HOME_SAID + r")\b")
 _CONCRETE = re.compile(r"\b\d+ \w+ (?:street|st|avenue|ave|lane|drive|road|rd|way|court|place|boulevard|blvd)\b|"
                        r"\b(?:\d+|one|two|three|four|a couple of) (?:checked )?(?:bags?|suitcases?)\b|"
-                       r"\b(?:i(?:'ve| have)? moved|we(?:'ve| have)? moved|live at|new address)\b")
+                       r"\b(?:" + _HOME_SAID + r")\b")
 _OPERATION_VERBS = {"cancel": r"cancel\w*",
                     "return": r"(?<!the )(?<!my )return(?:s|ed|ing)?(?! flight| leg| trip| on\b| from\b| home\b| [a-z]{2,3}\d)"
                               r"|send (?:it |them )?back",
