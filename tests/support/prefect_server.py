@@ -29,11 +29,24 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def http(method: str, url: str, body: Any = None, timeout: float = 10) -> Any:
+#: what Prefect's own client retries: the server answers 503 for errors a client may retry
+#: (its SQLite database briefly locked under load), 502 and 429 likewise
+RETRYABLE = (429, 502, 503)
+
+
+def http(method: str, url: str, body: Any = None, timeout: float = 10, attempts: int = 6) -> Any:
+    """One API request; a retryable status is retried with backoff (1, 2, 4, 8, 16 s), as the
+    Prefect client does, and raised after ``attempts`` tries."""
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method=method, headers={"content-type": "application/json"})
-    with urllib.request.urlopen(req, timeout=timeout) as resp:
-        return json.loads(resp.read() or b"null")
+    for attempt in range(attempts):
+        req = urllib.request.Request(url, data=data, method=method, headers={"content-type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as resp:
+                return json.loads(resp.read() or b"null")
+        except urllib.error.HTTPError as e:
+            if e.code not in RETRYABLE or attempt == attempts - 1:
+                raise
+            time.sleep(2 ** attempt)
 
 
 def wait(what: str, check: Any, timeout: float, logs: list[Path]) -> Any:
