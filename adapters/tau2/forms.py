@@ -4,9 +4,8 @@ Forms come from host data and a small vocabulary of how people talk about it: op
 with their units spelled out ("8GB" = "8 gigabytes"), none/yes/no options as negations ("no
 backlight", "not waterproof"), letter sizes as words, cards by brand and last digits, orders and
 reservations with or without their prefix, dates in common formats, the host's own ids (tau2's
-simulated users and LLM writers quote them). The domain of each requirement is its true value plus
-the legal alternatives the write kinds enumerate; list values (items, flights, passengers) are
-said part by part.
+simulated users and LLM writers quote them); orders also by what they hold ("the laptop order").
+Which slot takes which values, and which forms a writer is offered, is :mod:`adapters.tau2.domains`.
 """
 
 from __future__ import annotations
@@ -15,9 +14,6 @@ import calendar
 import re
 from typing import Any
 
-from miscue.canonical import canonical_json
-from miscue.language import Detail, Domains, LegalValue, Member, SlotDomain
-from miscue.schema import Intent
 
 SIZE_WORDS = {"XS": ("extra small", "x-small", "xs"), "S": ("small",), "M": ("medium",), "L": ("large",),
               "XL": ("extra large", "x-large", "xl"), "XXL": ("xxl", "2xl")}
@@ -217,7 +213,7 @@ OPERATION_FORMS = {
 }
 
 
-def _names(option: str) -> tuple[str, ...]:
+def option_names(option: str) -> tuple[str, ...]:
     words_ = option.lower().split()
     out = [option.lower(), words_[-1], words_[-1] + "s", *words_[:-1]]  # "screen size": also "screen"
     if option.lower() == "color":
@@ -225,16 +221,35 @@ def _names(option: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def _order_forms(oid: str) -> tuple[str, ...]:
+def order_forms(oid: str) -> tuple[str, ...]:
     bare = oid.lstrip("#")
     return (f"order {oid}", oid, bare, f"order {bare}", f"order number {bare}", bare.lstrip("W"))
 
 
-def _reservation_forms(rid: str) -> tuple[str, ...]:
+def order_content_forms(order: dict[str, Any]) -> tuple[str, ...]:
+    """An order named by what it holds ("the portable charger order", "the order with the
+    tablet"): recognised, never offered to a writer (two orders holding the same product share
+    the form, which then names both)."""
+    names = {n for item in order.get("items", []) for p in [item.get("name", "").lower()] if p
+             for n in (p, *PRODUCT_ALIASES.get(p, ()))}
+    out = []
+    for n in sorted(names):
+        for noun in (n, _plural(n)):
+            out += [f"{noun} order", f"order with the {noun}", f"order with {noun}", f"order containing the {noun}",
+                    f"order of the {noun}", f"{noun} i ordered", f"{noun} i just ordered", f"{noun} i bought"]
+    if (count := len(order.get("items", []))) > 1:  # "the order with the five items"
+        out += [f"order with the {count} items", f"order with {count} items", f"{count} item order", f"order of {count} items"]
+    status = str(order.get("status", "")).split(" ")[0]  # "pending (item modified)": pending
+    if status:  # "the pending order with the five items", told from a delivered one holding as many
+        out += [f"{status} {f}" for f in out if f.startswith("order") or f.endswith("order")]
+    return tuple(dict.fromkeys(out))
+
+
+def reservation_forms(rid: str) -> tuple[str, ...]:
     return (f"reservation {rid}", rid, f"booking {rid}", f"confirmation {rid}", f"reservation id {rid}")
 
 
-def _count_forms(n: int, nouns: tuple[str, ...], uncounted: bool = False) -> tuple[str, ...]:
+def count_forms(n: int, nouns: tuple[str, ...], uncounted: bool = False) -> tuple[str, ...]:
     """A count said with its noun; ``uncounted``: the bare plural ("with checked bags") is a form
     every count above zero shares (some, how many not said)."""
     forms = [f"{n} {noun}" for noun in nouns]
@@ -277,9 +292,9 @@ def airport_forms(code: str) -> tuple[str, ...]:
 
 def scalar_forms(field: str, value: Any, user: dict[str, Any]) -> tuple[str, ...]:
     if field == "order":
-        return _order_forms(value)
+        return order_forms(value)
     if field == "reservation":
-        return _reservation_forms(value)
+        return reservation_forms(value)
     if field == "reason":
         return REASONS.get(value, (str(value),))
     if field == "payment":
@@ -289,7 +304,7 @@ def scalar_forms(field: str, value: Any, user: dict[str, Any]) -> tuple[str, ...
     if field == "cabin":
         return CABINS.get(value, (str(value),))
     if field in ("bags", "paid_bags"):
-        return _count_forms(int(value), BAG_NOUNS if field == "bags" else ("paid bags", "extra bags", "bags to pay for"), True)
+        return count_forms(int(value), BAG_NOUNS if field == "bags" else ("paid bags", "extra bags", "bags to pay for"), True)
     if field == "insurance":
         return (("with travel insurance", "with insurance", "travel insurance", "insurance", "insured", "add insurance")
                 if value == "yes" else ("without travel insurance", "without insurance", "no insurance", "no travel insurance",
@@ -303,167 +318,3 @@ def scalar_forms(field: str, value: Any, user: dict[str, Any]) -> tuple[str, ...
     if field == "amount":
         return (f"${value}", f"{value} dollars", f"{value} dollar", f"{value} bucks", f"{value} usd", f"${value} certificate")
     return (str(value).replace("_", " "),)
-
-
-FIELD_NAMES = {
-    "order": ("order",), "reason": ("reason", "because", "since"), "payment": ("pay", "payment", "charge", "card",
-                                                                          "refund", "difference", "bill", "put it on"),
-    "items": ("item", "items"), "address": ("address", "ship", "live", "moved", "deliver"),
-    "reservation": ("reservation", "booking", "trip", "flight"), "cabin": ("cabin", "class", "seat", "fare"),
-    "flights": ("flight", "flights"), "bags": ("bag", "bags", "luggage", "suitcase", "baggage"),
-    "paid_bags": ("paid", "pay for"), "insurance": ("insurance",), "trip": ("trip",), "amount": ("certificate", "voucher"),
-    "passengers": ("passenger", "passengers", "name", "traveller", "traveler"), "origin": ("from", "departing"),
-    "destination": ("to", "arriving"),
-}
-
-
-def _legal(slot_values: list[Any], forms_of: Any) -> tuple[LegalValue, ...]:
-    out, seen = [], set()
-    for v in slot_values:
-        key = canonical_json(v)
-        if key not in seen:
-            seen.add(key)
-            out.append(LegalValue(v, forms_of(v)))
-    return tuple(out)
-
-
-SAME = {"flights": ("same flights", "current flights", "existing flights", "flights unchanged", "keep the flights",
-                     "keeping the flights", "keeping flights", "keep flights", "same flight", "current flight",
-                     "existing flight", "flights as they are", "unchanged", "as booked", "same itinerary",
-                     "without touching flights", "without changing the flights", "same two flights", "existing",
-                     "its current", "their current", "current ones", "flights as is", "keep the same flights"),
-        "passengers": ("same passengers", "passengers unchanged", "without touching passengers"),
-        "cabin": ("same cabin", "cabin unchanged", "current cabin", "same class")}
-
-
-def _list_domain(slot: str, truth: list[Any], alternatives: list[list[Any]], part_forms: Any, names: tuple[str, ...],
-                 anchors: tuple[str, ...], truth_forms: tuple[str, ...] = ()) -> SlotDomain:
-    """A list value said part by part (order lines, flight segments, passengers)."""
-    parts: dict[str, Member] = {}
-    values = []
-    for value in [truth, *alternatives]:
-        keys = []
-        for part in value:
-            key = canonical_json(part)
-            if key not in parts:
-                strong, weak = part_forms(part)
-                parts[key] = Member(key, strong, weak)
-            keys.append(key)
-        extra = truth_forms if value is truth else ()
-        values.append(LegalValue(value, (" and ".join(parts[k].forms[0] for k in keys), *extra), members=frozenset(keys)))
-    unique = {v.key: v for v in reversed(values)}
-    ordered = [unique[canonical_json(truth)]] + [v for k, v in unique.items() if k != canonical_json(truth)]
-    return SlotDomain(slot, truth, tuple(ordered), names, anchors, parts=tuple(parts.values()))
-
-
-def tau2_domains(adapter: Any, intent: Intent) -> Domains:
-    """Every requirement of a tau2 intent with its legal values and their surface forms."""
-    user = adapter.db.raw["users"].get(intent.base.get("customer", ""), {})
-    items_of: dict[str, list[dict[str, Any]]] = {}
-    orders_of: dict[str, str] = {}
-    for c in intent.conditions:
-        label, _, field = c.slot.partition(".")
-        if field == "items":
-            items_of[label] = c.value
-        if field in ("order", "reservation"):
-            orders_of[label] = c.value
-    slots: dict[str, SlotDomain] = {}
-    for c in intent.conditions:
-        label, _, field = c.slot.partition(".")
-        alternatives = adapter.domain(intent, c.slot)
-        anchor_id = orders_of.get(label)
-        anchors = ((_order_forms(anchor_id) if anchor_id.startswith("#") else _reservation_forms(anchor_id))
-                   if anchor_id else ()) + OPERATION_FORMS.get(label.split("#")[0], ())
-        head, _, option = field.partition(".")
-        if option and head.startswith("item"):
-            j = int(head[4:])
-            if label not in items_of:  # lines a requirement need not name: the ones every reading of the intent takes
-                items_of[label] = adapter.resolved(intent, f"{label}.items") or []
-            items = items_of[label]
-            product = items[j - 1] if j <= len(items) else {"product": ""}
-            values = [c.value, *alternatives, *_all_option_values(adapter, intent, label, product, option)]
-            legal = _legal(values, lambda v, o=option: option_forms(o, v))
-            if c.op in BOUND_FORMS:  # the truth is a bound: said with its own words around the value's forms
-                said = tuple(b.format(f) for f in legal[0].forms[:4] for b in BOUND_FORMS[c.op])
-                legal = (LegalValue(c.value, said + legal[0].forms), *legal[1:])
-            slots[c.slot] = SlotDomain(c.slot, c.value, legal, _names(option),
-                                       product_forms(product, [p["product"] for p in items]),
-                                       ordered=adapter.is_ordered_slot(intent, c.slot), has_current=True)
-        elif field == "items":
-            names = sorted({d["product"] for d in c.value} | {d["product"] for alt in alternatives for d in alt})
-            slots[c.slot] = _list_domain(c.slot, c.value, alternatives, lambda d, ns=names: (product_forms(d, ns), ()),
-                                         FIELD_NAMES["items"], anchors)
-        elif field == "flights":
-            current = _current(adapter, anchor_id, "flights")
-            slots[c.slot] = _list_domain(
-                c.slot, c.value, alternatives,
-                lambda s: ((s["flight_number"], f"flight {s['flight_number']}",
-                            *(f"{s['flight_number']} on {d}" for d in date_forms(s["date"])[:3])), date_forms(s["date"])),
-                FIELD_NAMES["flights"], anchors,
-                SAME["flights"] if current is not None and _segments_of(current) == _segments_of(c.value) else ())
-        elif field == "passengers":
-            slots[c.slot] = _list_domain(
-                c.slot, c.value, alternatives,
-                lambda p: ((f"{p['first_name']} {p['last_name']}",), (p["first_name"], p["dob"], *date_forms(p["dob"])[:2])),
-                FIELD_NAMES["passengers"], anchors)
-        elif field == "payment" and isinstance(c.value, list):
-            # besides the host's alternatives, the truth with one method swapped for another the
-            # customer holds: what "my travel certificate" means when they hold two
-            swaps = [c.value[:i] + [other] + c.value[i + 1:] for i in range(len(c.value))
-                     for other in user.get("payment_methods", {}) if other not in c.value]
-            slots[c.slot] = _list_domain(c.slot, c.value, alternatives + swaps, lambda pid: (payment_forms(pid, user), ()),
-                                         FIELD_NAMES["payment"], anchors)
-        else:
-            values = [c.value, *alternatives]
-            slots[c.slot] = SlotDomain(c.slot, c.value, _legal(values, lambda v, f=field: scalar_forms(f, v, user)),
-                                       FIELD_NAMES.get(field, (field,)), anchors,
-                                       ordered=adapter.is_ordered_slot(intent, c.slot),
-                                       has_current=field in ("cabin", "address", "bags"),
-                                       identifier=field in ("order", "reservation", "payment"), instrument=field == "payment")
-    return Domains(slots, _details(adapter, intent))
-
-
-def _current(adapter: Any, reservation: str | None, field: str) -> Any:
-    """A reservation's current value of a field (None: not a reservation)."""
-    res = adapter.db.raw.get("reservations", {}).get(reservation or "")
-    return None if res is None else res.get(field)
-
-
-def _segments_of(flights: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    return [(s["flight_number"], s["date"]) for s in flights]
-
-
-def _all_option_values(adapter: Any, intent: Intent, label: str, product: dict[str, Any], option: str) -> list[Any]:
-    """Every value the product's variants take for ``option`` (available or not): a text may name
-    one that is sold out, and the grounder must still read it as that value."""
-    name = product.get("product")
-    out = []
-    for p in adapter.db.raw["products"].values():
-        if p["name"] == name:
-            out += sorted({v["options"][option] for v in p["variants"].values() if option in v["options"]})
-    return out
-
-
-def _details(adapter: Any, intent: Intent) -> tuple[Detail, ...]:
-    labels = [lab.split("#")[0] for lab in intent.base.get("request", [])]
-    details = [Detail("operation", "request", OPERATION_FORMS.get(lab, (lab.replace("_", " "),)), true=True)
-               for lab in dict.fromkeys(labels)]
-    for i, m in enumerate(adapter.mismatches(intent)):
-        sibling = next((lab for lab in m.reading.base.get("request", []) if lab not in labels), None)
-        forms = OPERATION_FORMS.get(sibling or "", ()) or (m.phrase,)
-        details.append(Detail("operation", f"mismatch:{i}", (m.phrase, *forms)))
-    for i, e in enumerate(adapter.extras(intent)):
-        details.append(Detail("extra", f"extra:{i}", extra_forms(e)))
-    return tuple(details)
-
-
-def extra_forms(extra: Any) -> tuple[str, ...]:
-    """An extra detail's forms: the new address a customer volunteers, the bag count they add."""
-    added = [c for c in extra.reading.conditions]
-    forms = [extra.phrase]
-    for c in added:
-        if c.slot == "user_address.address":
-            forms += list(address_forms(c.value))
-        if c.slot == "change_bags.bags":
-            forms += list(_count_forms(int(c.value), BAG_NOUNS))
-    return tuple(dict.fromkeys(forms))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.tau2 import words
-from adapters.tau2.forms import tau2_domains
+from adapters.tau2.domains import tau2_domains
 from adapters.tau2.airline import find_reservation
 from adapters.tau2.kinds import DB
 from adapters.tau2.retail import describe_line, find_order, known_addresses, resolve_items, words_address
@@ -194,7 +194,7 @@ class Tau2Speech:
 
     def value_domains(self, intent: Intent) -> Domains:
         """Every requirement's legal values with the ways customers say them (DESIGN 6a;
-        :mod:`adapters.tau2.forms`)."""
+        :mod:`adapters.tau2.domains`)."""
         return tau2_domains(self, intent)
 
     def extras(self, intent: Intent) -> list[Extra]:

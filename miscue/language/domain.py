@@ -42,10 +42,18 @@ class LegalValue:
     available: bool = True
     rank: float | None = None  # position on the slot's order, for ordered slots
     members: frozenset[str] = frozenset()
+    # forms a reader recognises but a writer is not offered: ways customers point at the value
+    # through what it holds ("the portable charger order"), which a brief need not teach
+    recognised: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
         return canonical_json(self.value)
+
+    @property
+    def heard(self) -> tuple[str, ...]:
+        """Every form a text may use for the value: the offered ones, then the recognised ones."""
+        return self.forms + self.recognised if self.recognised else self.forms
 
     @property
     def spoken(self) -> str:
@@ -106,6 +114,10 @@ class Domains:
 
     slots: dict[str, SlotDomain]
     details: tuple[Detail, ...] = field(default=())
+    # operation label -> the value key of the object it acts on when no requirement names it
+    # (the one pending order a "change the laptop I just ordered" can mean): a text naming it
+    # names that operation's object, not another requirement's value
+    held: dict[str, str] = field(default_factory=dict)
 
     def __getitem__(self, slot: str) -> SlotDomain:
         return self.slots[slot]

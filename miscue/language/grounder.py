@@ -66,7 +66,7 @@ class Grounder:
         forms: list[Form] = []
         for d in domains.slots.values():
             for v in d.values:
-                forms += [Form(w, d.slot, v.key, "value") for w in {words(f) for f in v.forms} if w]
+                forms += [Form(w, d.slot, v.key, "value") for w in {words(f) for f in v.heard} if w]
             for part in d.parts:
                 forms += [Form(w, d.slot, part.key, "member") for w in {words(f) for f in part.forms} if w]
                 forms += [Form(w, d.slot, part.key, "member", weak=True) for w in {words(f) for f in part.weak} if w]
@@ -344,7 +344,7 @@ class Grounder:
             exact = {v.key for v in d.values if v.members == parts}
             return exact or {v.key for v in d.values if v.members and parts <= v.members}
         target = words(phrase)
-        return {v.key for v in d.values if any(words(f) == target for f in v.forms)}
+        return {v.key for v in d.values if any(words(f) == target for f in v.heard)}
 
     def detail(self, kind: str, phrase: str | None) -> Detail | None:
         """The operation or extra detail a phrase names (the longest form found in it)."""

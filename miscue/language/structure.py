@@ -41,7 +41,7 @@ class Structure:
         self._negated: dict[tuple[str, tuple[str, ...]], str] = {}
         for d in domains.slots.values():
             for v in d.values:
-                for w in {words(f) for f in v.forms}:
+                for w in {words(f) for f in v.heard}:
                     if len(w) > 1 and w[0] in cues.NEGATORS:
                         self._negated.setdefault((d.slot, w[1:]), v.key)
         self._names: dict[str, list[tuple[str, ...]]] = {
@@ -50,6 +50,7 @@ class Structure:
     def apply(self, out: Grounding, ctx: Context) -> None:
         """Every pass, in order; requests said without a request phrase join ``out.requests``."""
         self.transitions(out, ctx)
+        self._held_objects(out)
         self._settle_identifiers(out)
         self._excluded_parts(out, ctx)
         self._negation_scope(out, ctx)
@@ -267,6 +268,19 @@ class Structure:
         op, _, field = slot.partition(".")
         return tuple(s for s in self.domains.slots if s not in given and s != slot
                      and s.partition(".")[2] == field and s.partition(".")[0].split("#")[0] == op.split("#")[0])
+
+    def _held_objects(self, out: Grounding) -> None:
+        """An identifier said for the object another operation acts on without a requirement
+        naming it ("the laptop I just ordered ... also cancel my other order"): the text names
+        that operation's object, not a wrong value of this requirement."""
+        held = self.domains.held
+        if not held:
+            return
+        out.mentions = [m for m in out.mentions if not (
+            m.kind == "value" and m.slots and m.values and all(self.domains[s].identifier for s in m.slots)
+            and all(any(key == v and label != s.split(".")[0] for label, key in held.items() for s in m.slots)
+                    for v in m.values)
+            and not any(self.domains[s].truth_key in m.values for s in m.slots))]
 
     def _settle_identifiers(self, out: Grounding) -> None:
         """A value no candidate's truth is ("cancel XEHM4B, and cancel 3EMQJ6 too", "... also

@@ -114,7 +114,8 @@ class Planner:
         """The true requirements in the domain's words, each with its role and the other ways
         customers say its value. The writer's view (default) lists only the forms that name the
         true value alone (a form another legal value shares would say something else); the
-        extractors' view (``options``) lists every form and every other legal value."""
+        extractors' view (``options``) lists every form, the recognised ones too, and every other
+        legal value."""
         key = (intent.intent_id, options)
         if key not in self._reqs:
             self._reqs[key] = self._requirements(intent, options)
@@ -126,13 +127,14 @@ class Planner:
         for c in intent.conditions:
             d = domains[c.slot]
             spoken = self.spoken(intent, c.slot, c.value)
-            forms = d.true_value.forms if options else plain_forms(d, d.true_value)
+            forms = d.true_value.heard if options else plain_forms(d, d.true_value)
             says = [f for f in forms if f != spoken][:MAX_FORMS]
             parts = [self._part(p, d, plain=not options) for p in d.parts if p.key in d.true_value.members]
             if d.parts:  # a list's other legal values, part by part (another card, another flight)
                 alts = [self._part(p) for p in d.parts if p.key not in d.true_value.members][:MAX_OPTIONS]
             else:
-                alts = [Option(say=v.spoken, also=list(v.forms[1:MAX_FORMS + 1])) for v in d.values[1:MAX_OPTIONS + 1]]
+                alts = [Option(say=v.spoken, also=list((v.heard if options else v.forms)[1:MAX_FORMS + 1]))
+                        for v in d.values[1:MAX_OPTIONS + 1]]
             out.append(Requirement(slot=c.slot, phrase=self.adapter.slot_phrase(intent, c.slot), spoken=spoken,
                                    ordered=self.adapter.is_ordered_slot(intent, c.slot), says=says, parts=parts,
                                    options=alts if options else [], role=self.adapter.role(intent, c.slot)))

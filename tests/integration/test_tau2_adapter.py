@@ -150,3 +150,20 @@ def test_tau2_import_is_quiet_and_ignores_dotenv(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "None"
     assert proc.stderr.strip() == "", proc.stderr[:500]
+
+
+def test_an_order_named_by_what_it_holds_is_heard_but_never_offered_to_the_writer(retail):
+    """Task 30 cancels Olivia Lopez's portable charger order: "the portable charger order" is a
+    recognised form of that order -- the extractors' view lists it, the writer's view does not
+    (a writer offered it for several orders would name two at once)."""
+    from miscue.planning import Planner
+
+    intent = retail.validate(next(s for s in retail.load_seeds() if s.task_id == "30")).intent
+    order = retail.value_domains(intent)["cancel.order"].true_value
+    assert "portable charger order" in order.recognised and "portable charger order" not in order.forms
+    planner = Planner(retail)
+    writer = next(r for r in planner.requirements(intent) if r.slot == "cancel.order")
+    extractors = next(r for r in planner.requirements(intent, options=True) if r.slot == "cancel.order")
+    assert "portable charger order" in extractors.says and "portable charger order" not in writer.says
+    reading = retail.grounder(intent).ground("Olivia Lopez, 76171. Cancel the portable charger order, I no longer need it.")
+    assert [m.values for m in reading.mentions if m.slots == ("cancel.order",)] == [(order.key,)]

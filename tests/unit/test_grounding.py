@@ -362,3 +362,28 @@ def test_a_pointers_own_verb_does_not_make_a_shorthand_list_a_statement():
     assert g.requests  # "I had" belongs to the pointer, not to the list
     g, _ = ground(tee(), "Navy tees are what I had last time, under $40.")
     assert not g.requests
+
+
+def held_order() -> Domains:
+    """A cancellation of #W2 next to a change of items on #W1, whose order no requirement names
+    (held); each order also recognised by what it holds, a form no writer is offered."""
+    orders = (LegalValue("#W2", ("#W2", "W2"), recognised=("pending order with the 5 items",)),
+              LegalValue("#W1", ("#W1", "W1"), recognised=("laptop order", "laptop i just ordered")))
+    return Domains({
+        "cancel.order": SlotDomain("cancel.order", "#W2", orders, ("order",), (), identifier=True),
+        "modify.item1.color": SlotDomain("modify.item1.color", "silver", (value("silver"), value("black")), ("color",),
+                                         ("laptop", "order #W1"), has_current=True),
+    }, (Detail("operation", "request", ("cancel", "change")),), held={"modify": '"#W1"'})
+
+
+def test_a_recognised_form_is_heard_and_a_held_object_is_no_other_value():
+    g, st = ground(held_order(), "Cancel my pending order with the five items.")
+    assert st["cancel.order"].state == "true"
+    # "the laptop I just ordered" is #W1, the object of the change, not a wrong order to cancel
+    g, st = ground(held_order(), "The laptop I just ordered should be silver. Also cancel my other order.")
+    assert st["modify.item1.color"].state == "true"
+    assert st["cancel.order"].state == "open" and not g.could_be("cancel.order", "value")
+    # without the held object the same words name #W1 for the cancellation: another value
+    unheld = held_order()
+    unheld = Domains(unheld.slots, unheld.details)
+    assert ground(unheld, "The laptop I just ordered should be silver. Also cancel it.")[1]["cancel.order"].state == "other"

@@ -114,10 +114,10 @@ def test_one_flight_taken_to_be_full_is_said_in_the_singular():
 
 
 def _bags(n: int):
-    from adapters.tau2.forms import BAG_NOUNS, _count_forms
+    from adapters.tau2.forms import BAG_NOUNS, count_forms
     from miscue.briefs import Requirement, Role
 
-    forms = list(_count_forms(n, BAG_NOUNS))
+    forms = list(count_forms(n, BAG_NOUNS))
     return Requirement(slot="bags", phrase="the checked bags", spoken=forms[0], says=forms[1:],
                        role=Role(kind="bags", noun="checked bags", act="y"))
 

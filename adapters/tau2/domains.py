@@ -1,0 +1,196 @@
+"""The value domains of a tau2 intent (DESIGN 6a): for each requirement, its true value, the legal
+alternatives the write kinds enumerate and the ways customers say each (:mod:`adapters.tau2.forms`);
+list values (items, flights, passengers) said part by part; the operations and extra details a
+customer may mention. Forms a reader recognises but a writer is not offered (an order named by
+what it holds, the flights of a reservation no requirement names) are kept apart.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.tau2.forms import (BAG_NOUNS, BOUND_FORMS, OPERATION_FORMS, address_forms, count_forms, date_forms,
+                                  option_forms, option_names, order_content_forms, order_forms, payment_forms,
+                                  product_forms, reservation_forms, scalar_forms)
+from miscue.canonical import canonical_json
+from miscue.language import Detail, Domains, LegalValue, Member, SlotDomain
+from miscue.schema import Intent
+
+
+FIELD_NAMES = {
+    "order": ("order",), "reason": ("reason", "because", "since"), "payment": ("pay", "payment", "charge", "card",
+                                                                          "refund", "difference", "bill", "put it on"),
+    "items": ("item", "items"), "address": ("address", "ship", "live", "moved", "deliver"),
+    "reservation": ("reservation", "booking", "trip", "flight"), "cabin": ("cabin", "class", "seat", "fare"),
+    "flights": ("flight", "flights"), "bags": ("bag", "bags", "luggage", "suitcase", "baggage"),
+    "paid_bags": ("paid", "pay for"), "insurance": ("insurance",), "trip": ("trip",), "amount": ("certificate", "voucher"),
+    "passengers": ("passenger", "passengers", "name", "traveller", "traveler"), "origin": ("from", "departing"),
+    "destination": ("to", "arriving"),
+}
+
+
+def _legal(slot_values: list[Any], forms_of: Any, recognised: Any = None) -> tuple[LegalValue, ...]:
+    out, seen = [], set()
+    for v in slot_values:
+        key = canonical_json(v)
+        if key not in seen:
+            seen.add(key)
+            out.append(LegalValue(v, forms_of(v), recognised=recognised(v) if recognised else ()))
+    return tuple(out)
+
+
+SAME = {"flights": ("same flights", "current flights", "existing flights", "flights unchanged", "keep the flights",
+                     "keeping the flights", "keeping flights", "keep flights", "same flight", "current flight",
+                     "existing flight", "flights as they are", "unchanged", "as booked", "same itinerary",
+                     "without touching flights", "without changing the flights", "same two flights", "existing",
+                     "its current", "their current", "current ones", "flights as is", "keep the same flights"),
+        "passengers": ("same passengers", "passengers unchanged", "without touching passengers"),
+        "cabin": ("same cabin", "cabin unchanged", "current cabin", "same class")}
+
+
+def _list_domain(slot: str, truth: list[Any], alternatives: list[list[Any]], part_forms: Any, names: tuple[str, ...],
+                 anchors: tuple[str, ...], truth_forms: tuple[str, ...] = (),
+                 truth_recognised: tuple[str, ...] = ()) -> SlotDomain:
+    """A list value said part by part (order lines, flight segments, passengers)."""
+    parts: dict[str, Member] = {}
+    values = []
+    for value in [truth, *alternatives]:
+        keys = []
+        for part in value:
+            key = canonical_json(part)
+            if key not in parts:
+                strong, weak = part_forms(part)
+                parts[key] = Member(key, strong, weak)
+            keys.append(key)
+        extra = truth_forms if value is truth else ()
+        values.append(LegalValue(value, (" and ".join(parts[k].forms[0] for k in keys), *extra), members=frozenset(keys),
+                                 recognised=truth_recognised if value is truth else ()))
+    unique = {v.key: v for v in reversed(values)}
+    ordered = [unique[canonical_json(truth)]] + [v for k, v in unique.items() if k != canonical_json(truth)]
+    return SlotDomain(slot, truth, tuple(ordered), names, anchors, parts=tuple(parts.values()))
+
+
+def tau2_domains(adapter: Any, intent: Intent) -> Domains:
+    """Every requirement of a tau2 intent with its legal values and their surface forms."""
+    user = adapter.db.raw["users"].get(intent.base.get("customer", ""), {})
+    items_of: dict[str, list[dict[str, Any]]] = {}
+    orders_of: dict[str, str] = {}
+    for c in intent.conditions:
+        label, _, field = c.slot.partition(".")
+        if field == "items":
+            items_of[label] = c.value
+        if field in ("order", "reservation"):
+            orders_of[label] = c.value
+    # an operation whose order or reservation is no requirement (the customer need not say it:
+    # "downgrade all my business trips") still has one, which customers name ("JG7FMM refund to
+    # my Visa") and whose present values they keep ("flights unchanged"): recognised, not offered
+    held_of: dict[str, str] = {}
+    for label in dict.fromkeys(c.slot.partition(".")[0] for c in intent.conditions):
+        if label not in orders_of:
+            for field in ("reservation", "order"):
+                if isinstance(held := adapter.resolved(intent, f"{label}.{field}"), str):
+                    held_of[label] = held
+                    break
+    orders = adapter.db.raw.get("orders", {})
+    slots: dict[str, SlotDomain] = {}
+    for c in intent.conditions:
+        label, _, field = c.slot.partition(".")
+        alternatives = adapter.domain(intent, c.slot)
+        anchor_id = orders_of.get(label)
+        anchor_id = anchor_id or held_of.get(label)
+        anchors = ((order_forms(anchor_id) if anchor_id.startswith("#") else reservation_forms(anchor_id))
+                   if anchor_id else ()) + OPERATION_FORMS.get(label.split("#")[0], ())
+        head, _, option = field.partition(".")
+        if option and head.startswith("item"):
+            j = int(head[4:])
+            if label not in items_of:  # lines a requirement need not name: the ones every reading of the intent takes
+                items_of[label] = adapter.resolved(intent, f"{label}.items") or []
+            items = items_of[label]
+            product = items[j - 1] if j <= len(items) else {"product": ""}
+            values = [c.value, *alternatives, *_all_option_values(adapter, intent, label, product, option)]
+            legal = _legal(values, lambda v, o=option: option_forms(o, v))
+            if c.op in BOUND_FORMS:  # the truth is a bound: said with its own words around the value's forms
+                said = tuple(b.format(f) for f in legal[0].forms[:4] for b in BOUND_FORMS[c.op])
+                legal = (LegalValue(c.value, said + legal[0].forms), *legal[1:])
+            slots[c.slot] = SlotDomain(c.slot, c.value, legal, option_names(option),
+                                       product_forms(product, [p["product"] for p in items]),
+                                       ordered=adapter.is_ordered_slot(intent, c.slot), has_current=True)
+        elif field == "items":
+            names = sorted({d["product"] for d in c.value} | {d["product"] for alt in alternatives for d in alt})
+            slots[c.slot] = _list_domain(c.slot, c.value, alternatives, lambda d, ns=names: (product_forms(d, ns), ()),
+                                         FIELD_NAMES["items"], anchors)
+        elif field == "flights":
+            current = _current(adapter, anchor_id, "flights")
+            same = SAME["flights"] if current is not None and _segments_of(current) == _segments_of(c.value) else ()
+            slots[c.slot] = _list_domain(
+                c.slot, c.value, alternatives,
+                lambda s: ((s["flight_number"], f"flight {s['flight_number']}",
+                            *(f"{s['flight_number']} on {d}" for d in date_forms(s["date"])[:3])), date_forms(s["date"])),
+                FIELD_NAMES["flights"], anchors, *(((), same) if label in held_of else (same, ())))
+        elif field == "passengers":
+            slots[c.slot] = _list_domain(
+                c.slot, c.value, alternatives,
+                lambda p: ((f"{p['first_name']} {p['last_name']}",), (p["first_name"], p["dob"], *date_forms(p["dob"])[:2])),
+                FIELD_NAMES["passengers"], anchors)
+        elif field == "payment" and isinstance(c.value, list):
+            # besides the host's alternatives, the truth with one method swapped for another the
+            # customer holds: what "my travel certificate" means when they hold two
+            swaps = [c.value[:i] + [other] + c.value[i + 1:] for i in range(len(c.value))
+                     for other in user.get("payment_methods", {}) if other not in c.value]
+            slots[c.slot] = _list_domain(c.slot, c.value, alternatives + swaps, lambda pid: (payment_forms(pid, user), ()),
+                                         FIELD_NAMES["payment"], anchors)
+        else:
+            values = [c.value, *alternatives]
+            contents = (lambda v: order_content_forms(orders.get(v, {}))) if field == "order" else None
+            slots[c.slot] = SlotDomain(c.slot, c.value, _legal(values, lambda v, f=field: scalar_forms(f, v, user), contents),
+                                       FIELD_NAMES.get(field, (field,)), anchors,
+                                       ordered=adapter.is_ordered_slot(intent, c.slot),
+                                       has_current=field in ("cabin", "address", "bags"),
+                                       identifier=field in ("order", "reservation", "payment"), instrument=field == "payment")
+    return Domains(slots, _details(adapter, intent), {label: canonical_json(held) for label, held in held_of.items()})
+
+
+def _current(adapter: Any, reservation: str | None, field: str) -> Any:
+    """A reservation's current value of a field (None: not a reservation)."""
+    res = adapter.db.raw.get("reservations", {}).get(reservation or "")
+    return None if res is None else res.get(field)
+
+
+def _segments_of(flights: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    return [(s["flight_number"], s["date"]) for s in flights]
+
+
+def _all_option_values(adapter: Any, intent: Intent, label: str, product: dict[str, Any], option: str) -> list[Any]:
+    """Every value the product's variants take for ``option`` (available or not): a text may name
+    one that is sold out, and the grounder must still read it as that value."""
+    name = product.get("product")
+    out = []
+    for p in adapter.db.raw["products"].values():
+        if p["name"] == name:
+            out += sorted({v["options"][option] for v in p["variants"].values() if option in v["options"]})
+    return out
+
+
+def _details(adapter: Any, intent: Intent) -> tuple[Detail, ...]:
+    labels = [lab.split("#")[0] for lab in intent.base.get("request", [])]
+    details = [Detail("operation", "request", OPERATION_FORMS.get(lab, (lab.replace("_", " "),)), true=True)
+               for lab in dict.fromkeys(labels)]
+    for i, m in enumerate(adapter.mismatches(intent)):
+        sibling = next((lab for lab in m.reading.base.get("request", []) if lab not in labels), None)
+        forms = OPERATION_FORMS.get(sibling or "", ()) or (m.phrase,)
+        details.append(Detail("operation", f"mismatch:{i}", (m.phrase, *forms)))
+    for i, e in enumerate(adapter.extras(intent)):
+        details.append(Detail("extra", f"extra:{i}", extra_forms(e)))
+    return tuple(details)
+
+
+def extra_forms(extra: Any) -> tuple[str, ...]:
+    """An extra detail's forms: the new address a customer volunteers, the bag count they add."""
+    added = [c for c in extra.reading.conditions]
+    forms = [extra.phrase]
+    for c in added:
+        if c.slot == "user_address.address":
+            forms += list(address_forms(c.value))
+        if c.slot == "change_bags.bags":
+            forms += list(count_forms(int(c.value), BAG_NOUNS))
+    return tuple(dict.fromkeys(forms))
