@@ -7,7 +7,9 @@ or a precedent ("the 5-tier one if they make it", "like my old pair had"), a pre
 "sell out", a pointer that names what it restates ("the same flights as my trip, HAT097 and
 HAT251"), bags and certificates said without their usual words ("no luggage", "my $250
 certificate"), an imperative after "but", "I'm after", a sign-off in another language, money said
-as an idiom ("won't break the bank"), "without any water resistance".
+as an idiom ("won't break the bank"), "without any water resistance"; the reservation an operation
+acts on when no requirement names it ("downgrade all my business bookings, flights unchanged"), a
+message signed with the customer's name and e-mail, a move told over two clauses.
 """
 
 from __future__ import annotations
@@ -53,6 +55,23 @@ CASES = [
     ("tau2-retail", "60", "Hi, it's Chen Johnson, zip 77004. I'd like to exchange the wireless earbuds from order W5061109 for "
      "blue ones without any water resistance, and put any difference on my PayPal.", "tool_capability_mismatch", None,
      "tool_capability_mismatch"),
+    # reservations no requirement names, still named and kept ("flights unchanged", "on that trip")
+    ("tau2-airline", "18", "omar_davis_3817 here. Downgrade all my business reservations to economy, flights unchanged: JG7FMM "
+     "refund to my Visa, X7BYG1 to the Visa ending 7803, 2FBBAH to gift card ending 1935, EQ1G6C to gift "
+     "card ending 7880, BOH180 to the Visa ending 2172.", None, None,
+     "lexical_ambiguity"),
+    ("tau2-airline", "32", "Hi, ivan_rossi_8555. On OWZ4XL, first bump it from basic economy up to economy on the current "
+     "flights, then move it to the HAT041 nonstop EWR-LAX on May 21 in economy - both charges on my Visa "
+     "1777. I'll be travelling with 1 checked bag on that trip, fyi.", None, None,
+     "irrelevant_information"),
+    # a message signed with the customer's name and e-mail; a move told over two clauses
+    ("tau2-retail", "75", "For order #W6908222 I want to exhange the wireless earbuds for a pair with 4 hours of battery and no"
+     " water resistance. Liam Moore, liam.moore6985@example.com", None, None,
+     "insufficient_information"),
+    ("tau2-retail", "85", "Hi, this is Yusuf Hernandez, yusuf.hernandez8836@example.com. I want to change the fleece jacket in "
+     "my pending order to a red one, size large, with the half zipper. By the way, I've moved, I'm at 271 "
+     "Sunset Drive, Suite 421, Dallas, TX 75243 now.", "irrelevant_information", None,
+     "irrelevant_information"),
 ]
 
 

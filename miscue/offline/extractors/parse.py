@@ -76,6 +76,10 @@ _CLOSE = re.compile(r"\b(?:thanks?|thank you|cheers|regards|asap|please|pls|thx|
 _NEGATORS = {"no", "not", "without", "non", "never"}  # a form's negator must be said, never fuzzily
 # kept, not added
 _KEPT = re.compile(r"\bsame (?:\w+ )?(?:size|colou?r|one|model|style|kind|type|length|material)s?(?:(?:,| and) [\w-]+)*")
+#: an e-mail address or a user id: identity, whatever the clause splitter made of its dots
+_HANDLE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b[a-z]+_[a-z]+_\d{3,}\b")
+#: the extraction form's context line names the customer ("You are Liam Moore, a customer of ...")
+_CUSTOMER = re.compile(r"^you are ([^,.]+)", re.I)
 _IDENTITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[a-z]+_[a-z]+_\d{3,}\b|\b\d{5}\b|\buser(?: id)?\b|"
                        r"\b[a-z]+ [a-z]+,? here\b|\bhere\b|\bzip\b")
 
@@ -293,8 +297,20 @@ class ParseExtractor(Extractor[_ParseView]):
             content = [m for m in WORD.finditer(v.low[a:b]) if m.group(0) not in STOP
                        and not any(s <= a + m.start() < e for s, e in known) and not _IDENTITY.search(m.group(0))]
             if len(content) >= (1 if reason else 2) or ((_ASIDE.search(low) or after_aside) and _HOME.search(low)):
+                b = self._aside_end(v, k)
                 return clean(re.sub(r"^\s*(?:and|also|plus|oh)\s+", "", v.text[a:b], flags=re.I))
         return self._listed(v, known)
+
+    @staticmethod
+    def _aside_end(v: _ParseView, k: int) -> int:
+        """Where the detail opened by clause ``k`` ends: its sentence's end, or the first later
+        clause that asks for something ("I've moved, I'm at 271 Sunset Drive now. Please ...")."""
+        end = v.clauses[k][1]
+        for a, b in v.clauses[k + 1:]:
+            if re.search(r"[.!?;]", v.text[end:a]) or any(s < b and a < e for s, e in v.grounding.requests):
+                break
+            end = b
+        return end
 
     def _listed(self, v: _ParseView, known: list[tuple[int, int]]) -> str | None:
         """A product query listed in shorthand with one item the request does not hold
@@ -304,10 +320,14 @@ class ParseExtractor(Extractor[_ParseView]):
         if not v.grounding.requests or _TELLS.search(_FRAME.sub(" ", bare)):
             return None
         asked = {w for w in WORD.findall(fold(v.inp.request)) if w not in STOP}
+        customer = set(WORD.findall(fold(m.group(1)))) if (m := _CUSTOMER.match(v.inp.context.strip())) else set()
+        known = known + [m.span() for m in _HANDLE.finditer(v.low)]
         for a, b in [p for c in v.clauses for p in _pieces(v.low, c)][1:]:
             words_ = [w for w in WORD.findall(v.low[a:b]) if w not in STOP]
             if not words_ or len(words_) > 4 or _CLOSE.search(v.low[a:b]) or _IDENTITY.search(v.low[a:b]):
                 continue  # nothing, a clause, the opening item (the product itself), a sign-off
+            if set(words_) <= customer:
+                continue  # the customer's own name, signing the message
             if any(s <= i < e for s, e in known for i in range(a, b) if v.low[i].isalnum()):
                 continue  # it names something of the request
             if (len(words_) == 1 and v.text[a:b].strip()[:1].isupper()
