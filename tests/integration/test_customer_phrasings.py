@@ -9,7 +9,8 @@ HAT251"), bags and certificates said without their usual words ("no luggage", "m
 certificate"), an imperative after "but", "I'm after", a sign-off in another language, money said
 as an idiom ("won't break the bank"), "without any water resistance"; the reservation an operation
 acts on when no requirement names it ("downgrade all my business bookings, flights unchanged"), a
-message signed with the customer's name and e-mail, a move told over two clauses.
+message signed with the customer's name and e-mail, a move told over two clauses, a card named for
+the difference when no requirement asks for a payment.
 """
 
 from __future__ import annotations
@@ -72,6 +73,12 @@ CASES = [
      "my pending order to a red one, size large, with the half zipper. By the way, I've moved, I'm at 271 "
      "Sunset Drive, Suite 421, Dallas, TX 75243 now.", "irrelevant_information", None,
      "irrelevant_information"),
+    # the customer's only card named for the difference, though no requirement asks for a payment
+    ("tau2-retail", "64", "James Sanchez, Chicago 60623. pending order W7464385 - pls swap the action camera to a black one "
+     "that's waterproof. Paypal for any difference, thx", None, None, "insufficient_information"),
+    ("tau2-retail", "93", "Lei Wilson, 32255. I'd like to exchange the laptop from order #W4073673 for a black one with an i7 "
+     "and a 1TB SSD. Put any extra charge on credit_card_3677959 (my mastercard).", "insufficient_information",
+     "exchange.item1.ram", "insufficient_information"),
 ]
 
 

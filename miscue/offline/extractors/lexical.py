@@ -40,7 +40,7 @@ from miscue.offline.extractors.lexicon import (
     masked,
     operation_classes,
 )
-from miscue.offline.extractors.text import STOP, WORD, blank, clean, overlaps, split_spans
+from miscue.offline.extractors.text import INSTRUMENT, STOP, WORD, blank, clean, overlaps, split_spans
 
 
 #: where a chunk ends: punctuation, a dash, or a condition put on what precedes ("the 5-tier one if they make it")
@@ -171,7 +171,7 @@ class LexicalExtractor(Extractor[_LexView]):
         """An added concrete detail the requirements do not account for: a chunk opened by an
         aside ("by the way, I now live at ...", "oh and ... in case that matters") or naming a
         street address or a count of things, with content words no requirement explains."""
-        covered = list(v.known) + [m.span() for m in IDENTITY.finditer(v.low)]
+        covered = list(v.known) + [m.span() for m in IDENTITY.finditer(v.low)] + [m.span() for m in INSTRUMENT.finditer(v.low)]
         asked = {w for w in WORD.findall(fold(v.inp.request)) if w not in STOP}  # "the shipping address", "pending"
         chunks = self._chunks(v.low)
         for k, (s, e) in enumerate(chunks):

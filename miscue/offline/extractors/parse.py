@@ -24,7 +24,7 @@ from miscue.language.states import TextReading, states
 from miscue.language.text import Token, fold, respell
 from miscue.offline.extractors.base import Extractor, naming_units
 from miscue.offline.extractors.domains import domains_of
-from miscue.offline.extractors.text import BOOKING_NOUN, STOP, WORD, blank, clean, split_spans
+from miscue.offline.extractors.text import BOOKING_NOUN, INSTRUMENT, STOP, WORD, blank, clean, split_spans
 
 THRESHOLD = 88  # fuzzy score (0-100) from which a clause says a form
 WORD_SCORE = 80  # fuzzy score from which a word of the text is a word of the form
@@ -278,7 +278,8 @@ class ParseExtractor(Extractor[_ParseView]):
         given a reason ("fleece lined, since I run outside"), with words the request does not
         explain."""
         known = [(m.start, m.end) for m in v.grounding.mentions if m.kind != "extra"] + list(v.grounding.requests) \
-            + list(v.grounding.premises) + [m.span() for m in _KEPT.finditer(v.low)]
+            + list(v.grounding.premises) + [m.span() for m in _KEPT.finditer(v.low)] \
+            + [m.span() for m in INSTRUMENT.finditer(v.low)]
         for d in v.domains.slots.values():  # the words naming a requirement explain themselves
             for phrase in (*d.names, *d.anchors):
                 if len(phrase) > 2:

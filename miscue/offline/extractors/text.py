@@ -78,3 +78,16 @@ def split_spans(pattern: re.Pattern[str], low: str) -> list[tuple[int, int]]:
     if low[start:].strip():
         out.append((start, len(low)))
     return out
+
+
+#: a way of paying, named with what it pays for ("PayPal for any difference", "charge my
+#: Mastercard", "credit_card_3677959 (my mastercard)"): part of the request even when the form
+#: lists no payment requirement (the customer's only card is no requirement, yet they name it)
+INSTRUMENT = re.compile(
+    r"\b(?:credit_card|gift_card|paypal|certificate)_\d+\b|"
+    r"\b(?:(?:my|the|a|your|on|to|with|via|using|use)\s+)?(?:pay ?pal|visa|master ?card|amex|american express|discover|"
+    r"gift ?card|credit ?card|debit ?card|travel certificate|certificate)(?:\s+(?:account|card))?"
+    r"(?:\s+(?:ending(?: in)?|that ends in|x+)\s*\d{4})?\b"
+    r"(?:\s*\(\s*(?:my\s+)?[a-z ]+\))?"
+    r"(?:\s+(?:for|on|to cover)\s+(?:any|the)\s+(?:price\s+)?(?:difference|extra charge|charge|refund|balance))?")
+
