@@ -10,7 +10,7 @@ certificate"), an imperative after "but", "I'm after", a sign-off in another lan
 as an idiom ("won't break the bank"), "without any water resistance"; the reservation an operation
 acts on when no requirement names it ("downgrade all my business bookings, flights unchanged"), a
 message signed with the customer's name and e-mail, a move told over two clauses, a card named for
-the difference when no requirement asks for a payment.
+the difference when no requirement asks for a payment, a hint whose clauses name the operation.
 """
 
 from __future__ import annotations
@@ -79,6 +79,10 @@ CASES = [
     ("tau2-retail", "93", "Lei Wilson, 32255. I'd like to exchange the laptop from order #W4073673 for a black one with an i7 "
      "and a 1TB SSD. Put any extra charge on credit_card_3677959 (my mastercard).", "insufficient_information",
      "exchange.item1.ram", "insufficient_information"),
+    # a hint whose long clauses name the operation ("better they are cancelled") is no off-topic chatter
+    ("tau2-airline", "39", "Bonjour, amelia_davis_8890 here. My travel for this month is finished, malheureusement: the "
+     "bookings 8C8K4E, LU15PA and MSJ4OA, I will not fly any of them, and my sister says it is better they are cancelled so "
+     "the seats can go to other travellers.", None, None, "indirect_intent"),
 ]
 
 

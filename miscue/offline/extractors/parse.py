@@ -217,12 +217,19 @@ class ParseExtractor(Extractor[_ParseView]):
 
     def noise(self, v: _ParseView) -> str | None:
         """The longest run of clauses that names nothing of the request, when it is at least 25
-        words and at least as long as the rest."""
+        words and at least as long as the rest. A clause that names the operation asked for
+        ("better they are cancelled") or points at a requirement ("on the booking I told you
+        about") is part of the request."""
         best: tuple[int, int] | None = None
         run: list[tuple[int, int]] = []
         named = dict(zip(v.clauses, naming_units(v.clauses, v.reading, v.domains, apart=2)))
+        request = v.inp.request.lower()
+        wanted = [_OPERATION_VERBS[k] for p, k in _REQUEST_KIND.items() if k in _OPERATION_VERBS and re.search(p, request)]
+        asks = [(m.start, m.end) for m in v.grounding.mentions if m.kind == "referring" and m.slots] + [
+            m.span() for verb in wanted for m in re.finditer(rf"\b(?:{verb})\b", v.low)]
         for c in [*v.clauses, None]:
-            if c is not None and not named[c] and not _IDENTITY.search(v.low[c[0]:c[1]]):
+            if (c is not None and not named[c] and not _IDENTITY.search(v.low[c[0]:c[1]])
+                    and not any(a < c[1] and c[0] < b for a, b in asks)):
                 run.append(c)
                 continue
             if run:
