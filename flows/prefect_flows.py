@@ -37,7 +37,6 @@ from typing import Any, Optional  # noqa: E402
 from prefect import flow, task  # noqa: E402
 from prefect.artifacts import create_markdown_artifact, create_table_artifact  # noqa: E402
 from prefect.cache_policies import NO_CACHE  # noqa: E402
-from prefect.futures import as_completed  # noqa: E402
 from prefect.states import Failed  # noqa: E402
 from prefect.utilities.annotations import quote  # noqa: E402
 
@@ -149,20 +148,15 @@ def sharded_stages(benchmarks: list[str], gen: GenerateConfig, composite: Option
     """Every benchmark's stages as tasks on the Dask cluster (see the module docstring): the
     merged runs and each shard's per-role usage. (No gateway parameter: a flow's parameters are
     stored by the Prefect server, and only the model configuration's path may be.)"""
-    prepared = {id(f): (b, f) for b in benchmarks for f in [prepare.submit(b, gen.fault_types)]}
+    prepared = {b: prepare.submit(b, gen.fault_types) for b in benchmarks}
     runs: dict[str, BenchmarkRun] = {}
     pending: list[tuple[str, str, Any]] = []
-    # a benchmark's shards are submitted as soon as its own stages are ready, not after the
-    # benchmarks before it: the workers never idle behind a slower benchmark's graphs
-    for future in as_completed([f for _, f in prepared.values()]):
-        b = prepared[id(future)][0]
-        run = runs[b] = shards.adopt(future.result())
+    for b in benchmarks:
+        run = runs[b] = shards.adopt(prepared[b].result())
         specs = [("write-verify", s) for s in shards.write_verify_specs(run, gen, artifacts, models, control)]
         if composite is not None:
             specs += [("composite", s) for s in shards.composite_specs(run, composite, artifacts, models, control)]
         pending += [(b, kind, shard.submit(b, kind, s.index, shards.pack(s))) for kind, s in specs]
-    runs = {b: runs[b] for b in benchmarks}  # benchmark order again, whatever order they got ready in
-    pending.sort(key=lambda p: benchmarks.index(p[0]))  # stable: each benchmark's shards keep their order
     results: dict[tuple[str, str], list[shards.ShardResult]] = {}
     usage: list[Any] = []
     for done, (b, kind, future) in enumerate(pending, 1):
