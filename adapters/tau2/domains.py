@@ -96,8 +96,7 @@ def tau2_domains(adapter: Any, intent: Intent) -> Domains:
     for c in intent.conditions:
         label, _, field = c.slot.partition(".")
         alternatives = adapter.domain(intent, c.slot)
-        anchor_id = orders_of.get(label)
-        anchor_id = anchor_id or held_of.get(label)
+        anchor_id = orders_of.get(label) or held_of.get(label)
         anchors = ((order_forms(anchor_id) if anchor_id.startswith("#") else reservation_forms(anchor_id))
                    if anchor_id else ()) + OPERATION_FORMS.get(label.split("#")[0], ())
         head, _, option = field.partition(".")
