@@ -15,6 +15,7 @@ Everything here is data: the matching is :mod:`miscue.language.grounder`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from miscue.canonical import canonical_json
@@ -46,8 +47,9 @@ class LegalValue:
     # through what it holds ("the portable charger order"), which a brief need not teach
     recognised: tuple[str, ...] = ()
 
-    @property
+    @cached_property
     def key(self) -> str:
+        """The value's canonical encoding (computed once: grounding asks for it per form)."""
         return canonical_json(self.value)
 
     @property
@@ -89,7 +91,14 @@ class SlotDomain:
         return canonical_json(self.truth)
 
     def value(self, key: str) -> LegalValue | None:
-        return next((v for v in self.values if v.key == key), None)
+        return self._by_key.get(key)
+
+    @cached_property
+    def _by_key(self) -> dict[str, LegalValue]:
+        by_key: dict[str, LegalValue] = {}
+        for v in self.values:
+            by_key.setdefault(v.key, v)  # the first of equal values, as a scan would find
+        return by_key
 
     @property
     def true_value(self) -> LegalValue:

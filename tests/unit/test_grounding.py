@@ -64,6 +64,15 @@ def ground(domains: Domains, text: str):
 
 
 # --------------------------------------------------------------------------------- text
+def test_a_slot_finds_its_values_by_canonical_key():
+    # 1 and 1.0 are distinct JSON values; of two equal values the first is the one found
+    first, again = LegalValue(5, ("five",)), LegalValue(5, ("a fiver",))
+    d = SlotDomain("qty", 5, (first, LegalValue(1, ("one",)), LegalValue(1.0, ("one point oh",)), again))
+    assert d.value("5") is first
+    assert d.value("1").forms == ("one",) and d.value("1.0").forms == ("one point oh",)
+    assert d.value("7") is None and d.value(d.truth_key) is first
+
+
 def test_tokens_fold_what_carries_no_meaning():
     assert words("8GB of RAM, the 28-inch one") == ("8", "gb", "of", "ram", "the", "28", "inch", "1")
     assert words("Order #W2378156 for $40 — thanks") == ("order", "w2378156", "for", "40", "thanks")
