@@ -14,7 +14,7 @@ from typing import Iterable, NamedTuple, Sequence
 from rapidfuzz import fuzz, process
 
 from adapters.webshop.index import ClusterIndex
-from adapters.webshop.matching import FUZZY_THRESHOLD, SCORE_CUTOFF, fuzz_process, normalize_color
+from adapters.webshop.matching import SCORE_CUTOFF, fuzz_process, normalize_color
 from adapters.webshop.nouns import NounTagger
 from adapters.webshop.reward import GoalSpec, Product, Reward, reward, type_reward
 
@@ -147,7 +147,8 @@ class ClusterOracle:
         if hit is None:
             index = self.index
             wanted = fuzz_process(normalize_color(goal_option))
-            ok = {v for v, proc in index.value_proc.items() if round(fuzz.token_set_ratio(proc, wanted)) > FUZZY_THRESHOLD}
+            ok = {v for _, _, v in process.extract(wanted, index.value_proc, scorer=fuzz.token_set_ratio, processor=None,
+                                                   score_cutoff=SCORE_CUTOFF, limit=None)}
             offering: set[int] = set()
             for v in ok:
                 offering.update(index.value_holders[v])
