@@ -107,7 +107,8 @@ def tau2_domains(adapter: Any, intent: Intent) -> Domains:
             items = items_of[label]
             product = items[j - 1] if j <= len(items) else {"product": ""}
             values = [c.value, *alternatives, *_all_option_values(adapter, intent, label, product, option)]
-            legal = _legal(values, lambda v, o=option: option_forms(o, v))
+            singled = _singling_out(adapter, intent, c, product, orders.get(orders_of.get(label) or held_of.get(label, ""), {}))
+            legal = _legal(values, lambda v, o=option: option_forms(o, v), lambda v, t=c.value, f=singled: f if v == t else ())
             if c.op in BOUND_FORMS:  # the truth is a bound: said with its own words around the value's forms
                 said = tuple(b.format(f) for f in legal[0].forms[:4] for b in BOUND_FORMS[c.op])
                 legal = (LegalValue(c.value, said + legal[0].forms), *legal[1:])
@@ -168,6 +169,42 @@ def _all_option_values(adapter: Any, intent: Intent, label: str, product: dict[s
         if p["name"] == name:
             out += sorted({v["options"][option] for v in p["variants"].values() if option in v["options"]})
     return out
+
+
+def _singling_out(adapter: Any, intent: Intent, cond: Any, product: dict[str, Any], order: dict[str, Any]) -> tuple[str, ...]:
+    """Forms of the new item's other option values (no requirement) that only available variants
+    with the true value of ``cond`` take: "switch the running shoes to black" says synthetic when
+    the one black pair is synthetic. On its own, not given the item's other requirements (each of
+    those could then be said by the same word, none of them stated). A value that the item the
+    customer has now also takes describes that item, not the new one."""
+    label, _, field = cond.slot.partition(".")
+    head, _, option = field.partition(".")
+    if cond.op != "=":
+        return ()
+    prefix = f"{label}.{head}."
+    required = {c.slot[len(prefix):] for c in intent.conditions if c.slot.startswith(prefix)}
+    truth = {o: adapter.resolved(intent, prefix + o) for o in _option_names(adapter, product) if o not in required}
+    now = [line["options"] for line in order.get("items", []) if line.get("name") == product.get("product")]
+    variants = [v["options"] for p in adapter.db.raw["products"].values() if p["name"] == product.get("product")
+                for v in p["variants"].values() if v.get("available")]
+    forms: list[str] = []
+    for other, value in truth.items():
+        if value is None:
+            continue
+        singled = [v for v in variants if v.get(other) == value]
+        if singled and all(v.get(option) == cond.value for v in singled) and not any(v in now for v in singled):
+            forms += option_forms(other, value)
+    return tuple(forms)
+
+
+def _option_names(adapter: Any, product: dict[str, Any]) -> list[str]:
+    """The option names of a product's variants, in first-seen order."""
+    names: dict[str, None] = {}
+    for p in adapter.db.raw["products"].values():
+        if p["name"] == product.get("product"):
+            for v in p["variants"].values():
+                names.update(dict.fromkeys(v["options"]))
+    return list(names)
 
 
 def _details(adapter: Any, intent: Intent) -> tuple[Detail, ...]:
