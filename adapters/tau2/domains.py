@@ -93,6 +93,7 @@ def tau2_domains(adapter: Any, intent: Intent) -> Domains:
                     break
     orders = adapter.db.raw.get("orders", {})
     slots: dict[str, SlotDomain] = {}
+    told: dict[str, dict[str, tuple[str, ...]]] = {}  # a new item's requirements told by its other options
     for c in intent.conditions:
         label, _, field = c.slot.partition(".")
         alternatives = adapter.domain(intent, c.slot)
@@ -107,8 +108,12 @@ def tau2_domains(adapter: Any, intent: Intent) -> Domains:
             items = items_of[label]
             product = items[j - 1] if j <= len(items) else {"product": ""}
             values = [c.value, *alternatives, *_all_option_values(adapter, intent, label, product, option)]
-            singled = _singling_out(adapter, intent, c, product, orders.get(orders_of.get(label) or held_of.get(label, ""), {}))
-            legal = _legal(values, lambda v, o=option: option_forms(o, v), lambda v, t=c.value, f=singled: f if v == t else ())
+            prefix = f"{label}.{head}."
+            if prefix not in told:
+                order = orders.get(orders_of.get(label) or held_of.get(label, ""), {})
+                told[prefix] = _told_by_other_options(adapter, intent, prefix, product, order)
+            telling = told[prefix].get(option, ()) if c.op == "=" else ()
+            legal = _legal(values, lambda v, o=option: option_forms(o, v), lambda v, t=c.value, f=telling: f if v == t else ())
             if c.op in BOUND_FORMS:  # the truth is a bound: said with its own words around the value's forms
                 said = tuple(b.format(f) for f in legal[0].forms[:4] for b in BOUND_FORMS[c.op])
                 legal = (LegalValue(c.value, said + legal[0].forms), *legal[1:])
@@ -171,30 +176,34 @@ def _all_option_values(adapter: Any, intent: Intent, label: str, product: dict[s
     return out
 
 
-def _singling_out(adapter: Any, intent: Intent, cond: Any, product: dict[str, Any], order: dict[str, Any]) -> tuple[str, ...]:
-    """Forms of the new item's other option values (no requirement) that only available variants
-    with the true value of ``cond`` take: "switch the running shoes to black" says synthetic when
-    the one black pair is synthetic. On its own, not given the item's other requirements (each of
-    those could then be said by the same word, none of them stated). A value that the item the
-    customer has now also takes describes that item, not the new one."""
-    label, _, field = cond.slot.partition(".")
-    head, _, option = field.partition(".")
-    if cond.op != "=":
-        return ()
-    prefix = f"{label}.{head}."
-    required = {c.slot[len(prefix):] for c in intent.conditions if c.slot.startswith(prefix)}
-    truth = {o: adapter.resolved(intent, prefix + o) for o in _option_names(adapter, product) if o not in required}
+def _told_by_other_options(adapter: Any, intent: Intent, prefix: str, product: dict[str, Any],
+                           order: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+    """Per option requirement of one new item (``prefix``: "exchange.item1."), the forms of the
+    item's other option values (no requirement) that tell its true value: among the available
+    variants holding the item's other requirements, only those with the true value take it
+    ("switch the running shoes to black": the one black pair is synthetic; "the 20MP with SD card
+    storage": the one such camera zooms 3x). A value telling several requirements this way tells
+    none (each would be said only given the others: "a black laptop" does not state its RAM and
+    its screen size at once), and a value the item the customer has now also takes describes that
+    item, not the new one."""
+    given = {c.slot[len(prefix):]: c.value for c in intent.conditions if c.slot.startswith(prefix) and c.op == "="}
+    others = {o: adapter.resolved(intent, prefix + o) for o in _option_names(adapter, product) if o not in given}
     now = [line["options"] for line in order.get("items", []) if line.get("name") == product.get("product")]
     variants = [v["options"] for p in adapter.db.raw["products"].values() if p["name"] == product.get("product")
                 for v in p["variants"].values() if v.get("available")]
-    forms: list[str] = []
-    for other, value in truth.items():
+    out: dict[str, tuple[str, ...]] = {}
+    for other, value in others.items():
         if value is None:
             continue
-        singled = [v for v in variants if v.get(other) == value]
-        if singled and all(v.get(option) == cond.value for v in singled) and not any(v in now for v in singled):
-            forms += option_forms(other, value)
-    return tuple(forms)
+        told = []
+        for option, truth in given.items():
+            fitting = [v for v in variants if v.get(other) == value
+                       and all(v.get(o) == w for o, w in given.items() if o != option)]
+            if fitting and all(v.get(option) == truth for v in fitting) and not any(v in now for v in fitting):
+                told.append(option)
+        if len(told) == 1:
+            out[told[0]] = out.get(told[0], ()) + option_forms(other, value)
+    return out
 
 
 def _option_names(adapter: Any, product: dict[str, Any]) -> list[str]:

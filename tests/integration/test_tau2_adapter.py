@@ -172,8 +172,9 @@ def test_an_order_named_by_what_it_holds_is_heard_but_never_offered_to_the_write
 def test_a_new_item_is_also_told_by_an_option_only_its_variant_takes(retail):
     """Retail task 21 switches Ethan Garcia's running shoes to the synthetic pair: the one
     available black pair is synthetic, so "switch the running shoes to black" says the material;
-    yellow is the pair he has (it describes that one); and in task 93 "black" tells no RAM
-    (black laptops come with 8, 16 and 32 GB)."""
+    yellow is the pair he has (it describes that one). In task 99 the one available 20MP camera
+    with SD card storage zooms 3x. In task 93 "black" tells no RAM: given the laptop's other
+    requirements it would tell every one of them (processor, RAM, screen size, storage)."""
     def intent_of(task):
         return retail.validate(next(s for s in retail.load_seeds() if s.task_id == task)).intent
 
@@ -184,5 +185,8 @@ def test_a_new_item_is_also_told_by_an_option_only_its_variant_takes(retail):
     text = "Ethan Garcia, 80280. In my pending order #W9911714 switch the running shoes to black."
     reading = retail.grounder(shoes).ground(text)
     assert [m.values for m in reading.mentions if m.slots == ("modify_items.item1.material",)] == [(material.true_value.key,)]
+    camera = retail.value_domains(intent_of("99"))
+    assert camera["exchange.item1.zoom"].true_value.recognised == ("SD card",)
+    assert not camera["exchange.item1.resolution"].true_value.recognised  # 30MP, 24MP and 20MP cameras zoom 3x with SD
     laptop = retail.value_domains(intent_of("93"))
-    assert not laptop["exchange.item1.ram"].true_value.recognised
+    assert not any(laptop[f"exchange.item1.{o}"].true_value.recognised for o in ("processor", "ram", "screen size", "storage"))
