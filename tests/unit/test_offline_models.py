@@ -498,3 +498,21 @@ def test_the_gateway_runs_on_the_offline_models(tmp_path):
     usage = gateway.usage_summary()
     assert usage["writer"].calls == 1 and usage["writer"].cache_hits == 1
     assert usage["writer"].completion_tokens == len(wrote.text.split())
+
+
+def test_the_fuzzy_grounder_hears_a_value_said_across_a_comma():
+    """Two addresses share "123 Elm Street"; the text says the suite after a comma. Extractor B
+    matches a form inside one clause, so the street alone would be either address; a form of
+    three words or more may span the comma into the next clause, and the longer form wins."""
+    from miscue.language import Domains, LegalValue, SlotDomain
+    from miscue.offline.extractors.parse import FuzzyGrounder
+
+    def address(suite: str) -> LegalValue:
+        return LegalValue(f"123 Elm Street, Suite {suite}", (f"123 Elm Street, Suite {suite}", "123 Elm Street"))
+
+    domains = Domains({"address": SlotDomain("address", "123 Elm Street, Suite 641", (address("641"), address("640")),
+                                             ("address", "deliver"))})
+    said = FuzzyGrounder(domains).ground("Please deliver it to 123 Elm Street, Suite 641, Austin, TX 78712 instead.")
+    assert [m.values for m in said.mentions if m.slots == ("address",)] == [('"123 Elm Street, Suite 641"',)]
+    unsure = FuzzyGrounder(domains).ground("Please deliver it to 123 Elm Street instead.")
+    assert [len(m.values) for m in unsure.mentions if m.slots == ("address",)] == [2]

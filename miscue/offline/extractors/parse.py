@@ -137,23 +137,36 @@ class FuzzyGrounder(Grounder):
         length (one word more or fewer): the best window from :data:`THRESHOLD` whose words say
         every content word of the form."""
         out: list[tuple[int, int, Form]] = []
-        for a, b in self._token_clauses(text, toks):
-            clause = toks[a:b]
-            for form in self._candidates(clause):
-                phrase = " ".join(form.words)
-                n = len(form.words)
-                best: tuple[float, int, int] | None = None
-                for width in {max(1, n - 1), n, n + 1}:
-                    for i in range(a, b - width + 1):
-                        window = toks[i:i + width]
-                        score = fuzz.ratio(phrase, " ".join(t.text for t in window))
-                        said = {t.text for t in window}
-                        if score >= THRESHOLD and (best is None or score > best[0]) and self._says(form, said) \
-                                and not (said & _NEGATORS) - set(form.words):  # a negator the form lacks
-                            best = (score, i, i + width)
+        clauses = self._token_clauses(text, toks)
+        for k, (a, b) in enumerate(clauses):
+            for form in self._candidates(toks[a:b]):
+                best = self._best(form, toks, a, b)
                 if best is not None:
                     out.append((best[1], best[2], form))
+            # a value said across a comma ("123 Elm Street, Suite 641"): a form of three words or
+            # more matched over this clause and the next, starting in this one and ending there
+            if k + 1 < len(clauses):
+                end = clauses[k + 1][1]
+                for form in self._candidates(toks[a:end]):
+                    best = self._best(form, toks, a, end) if len(form.words) >= 3 else None
+                    if best is not None and best[1] < b < best[2]:
+                        out.append((best[1], best[2], form))
         return out
+
+    def _best(self, form: Form, toks: list[Token], a: int, b: int) -> tuple[float, int, int] | None:
+        """The best-scoring window of ``toks[a:b]`` saying ``form``: (score, start, end)."""
+        phrase = " ".join(form.words)
+        n = len(form.words)
+        best: tuple[float, int, int] | None = None
+        for width in {max(1, n - 1), n, n + 1}:
+            for i in range(a, b - width + 1):
+                window = toks[i:i + width]
+                score = fuzz.ratio(phrase, " ".join(t.text for t in window))
+                said = {t.text for t in window}
+                if score >= THRESHOLD and (best is None or score > best[0]) and self._says(form, said) \
+                        and not (said & _NEGATORS) - set(form.words):  # a negator the form lacks
+                    best = (score, i, i + width)
+        return best
 
     @staticmethod
     def _token_clauses(text: str, toks: list[Token]) -> list[tuple[int, int]]:
