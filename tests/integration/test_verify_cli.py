@@ -130,3 +130,16 @@ def test_the_readings_do_not_depend_on_the_string_hash_seed(tmp_path):
         steps = json.loads(proc.stdout)["steps"]
         out.append([r["conditions"] for s in steps if s.get("name") == "admission" for r in s["detail"]["readings"]])
     assert len(out[0]) == 2 and out[0] == out[1]
+
+
+def test_one_passenger_told_over_several_clauses_is_the_request_not_chatter(tmp_path):
+    """Mei is named in four clauses in a row (her name, the wrong one, her birth date): one thing
+    said over a few clauses is said, so extractor B must not take the stretch for off-topic
+    chatter, and both extractors find the pointer at the booking."""
+    text = ("anya_garcia_5901. On the booking I told you about earlier, Mei's last name is wrnog: it should read Mei Garcia, "
+            "not Mei Lee, born 1989-12-13, travelling with me, Anya Garcia, 1992-11-12. Please fix the passenger list.")
+    res = runner.invoke(app, ["verify", text, "-b", "tau2-airline", "--task", "40", "--json", "--artifacts", str(tmp_path),
+                              "-t", "referential_ambiguity", "--slot", "change_passengers.reservation"])
+    out = json.loads(res.stdout)
+    assert out["admitted"], out["verdict"]
+    assert {out["found"][who]["class"] for who in "ab"} == {"marked"}

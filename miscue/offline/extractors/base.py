@@ -38,8 +38,10 @@ def naming_units(units: list[tuple[int, int]], reading: TextReading, domains: Do
     """Which units of a text (sentences, clauses) name something of the request: a value, or a
     part of the true value, that no other unit names, or two things at once. A word said in
     passing in chatter ("I've started labeling my bottles", "a smoky eye") of something the
-    request names elsewhere (at least ``apart`` units away: one thing said over a few clauses is
-    said, not passed) does not make the chatter part of the request."""
+    request names elsewhere (in units at least ``apart`` away from every unit of this stretch:
+    one thing said over a few clauses in a row -- "Mei's last name is wrong: it should read Mei
+    Garcia, not Mei Lee, born 1989-12-13" -- is said, not passed) does not make the chatter part
+    of the request."""
     found: list[set[tuple[str, str | None]]] = []  # (slot, None): its value as a whole; (slot, part): one part
     for a, b in units:
         keys: set[tuple[str, str | None]] = set()
@@ -52,9 +54,19 @@ def naming_units(units: list[tuple[int, int]], reading: TextReading, domains: Do
                 keys |= {(s, k) for s in m.slots for k in m.values if k in domains[s].true_value.members}
         found.append(keys)
 
-    def elsewhere(key: tuple[str, str | None], i: int) -> bool:  # a part is named by its part or its whole value
-        return any(key in other or (key[0], None) in other for j, other in enumerate(found) if abs(j - i) >= apart)
-    return [len(keys) >= 2 or any(not elsewhere(k, i) for k in keys) for i, keys in enumerate(found)]
+    def stretches(key: tuple[str, str | None]) -> list[list[int]]:
+        """The units naming ``key`` (a part is named by its part or its whole value), grouped into
+        stretches whose neighbours are less than ``apart`` units apart."""
+        out: list[list[int]] = []
+        for j, other in enumerate(found):
+            if key in other or (key[0], None) in other:
+                if out and j - out[-1][-1] < apart:
+                    out[-1].append(j)
+                else:
+                    out.append([j])
+        return out
+
+    return [len(keys) >= 2 or any(len(stretches(k)) == 1 for k in keys) for keys in found]
 
 
 class Extractor(ABC, Generic[View]):
