@@ -195,14 +195,14 @@ def _told_by_other_options(adapter: Any, intent: Intent, prefix: str, product: d
     for other, value in others.items():
         if value is None:
             continue
-        told = []
+        tells = []  # the requirements this value alone tells
         for option, truth in given.items():
             fitting = [v for v in variants if v.get(other) == value
                        and all(v.get(o) == w for o, w in given.items() if o != option)]
             if fitting and all(v.get(option) == truth for v in fitting) and not any(v in now for v in fitting):
-                told.append(option)
-        if len(told) == 1:
-            out[told[0]] = out.get(told[0], ()) + option_forms(other, value)
+                tells.append(option)
+        if len(tells) == 1:
+            out[tells[0]] = out.get(tells[0], ()) + option_forms(other, value)
     return out
 
 
