@@ -110,11 +110,14 @@ def main() -> None:
             cpu = time.process_time() - cpu
             rows.append((f"1 process x {args.concurrency}", t1 - t0, cpu, cpu, stub_cpu() - served))
 
+            import dask
             from distributed import Client, LocalCluster
 
+            from flows.prefect_flows import LOCAL_CLUSTER_CONFIG  # the settings `miscue build --workers` starts with
+
             per = args.concurrency // args.workers
-            with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-                    Client(cluster) as client:
+            local = dict(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None)
+            with dask.config.set(LOCAL_CLUSTER_CONFIG), LocalCluster(**local) as cluster, Client(cluster) as client:
                 names = sorted(client.scheduler_info()["workers"])
                 client.gather([client.submit(warm, base_url, f"{tmp}/warm", pure=False, workers=[w]) for w in names])
                 parts = [list(range(args.calls))[i::args.workers] for i in range(args.workers)]

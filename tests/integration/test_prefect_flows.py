@@ -175,7 +175,7 @@ def test_report_flow_rewrites_a_versions_report(runs):
     assert {r["Benchmark"] for r in res["table4"]} == {"tau2-retail", "tau2-airline", "all"}
 
 
-def test_local_dask_workers_report_to_the_flows_own_ephemeral_server():
+def test_local_dask_workers_report_to_the_flows_own_ephemeral_server_and_skip_dasks_housekeeping():
     """`--workers N` in ephemeral mode (no PREFECT_API_URL): the flow's settings travel to every
     Dask worker, and they named no server, so each worker process started a temporary Prefect
     server of its own (~220 MB and ~10 s of CPU each, three servers on one SQLite file). A task on
@@ -183,15 +183,16 @@ def test_local_dask_workers_report_to_the_flows_own_ephemeral_server():
     from prefect import flow, task
     from prefect.client.orchestration import get_client
 
-    from flows.prefect_flows import dask_runner, workers_report_here
+    from flows.prefect_flows import LOCAL_CLUSTER_CONFIG, dask_runner, local_cluster
 
     @task
     def api_url_seen() -> Any:
         import os
 
+        import dask
         from prefect.settings import PREFECT_API_URL
 
-        return PREFECT_API_URL.value(), os.getpid()
+        return PREFECT_API_URL.value(), os.getpid(), {k: dask.config.get(k) for k in LOCAL_CLUSTER_CONFIG}
 
     @flow
     def on_the_cluster() -> Any:
@@ -200,13 +201,15 @@ def test_local_dask_workers_report_to_the_flows_own_ephemeral_server():
     @flow
     def build_like() -> Any:
         here = str(get_client(sync_client=True).api_url).rstrip("/")
-        with workers_report_here():
-            seen, worker_pid = on_the_cluster.with_options(task_runner=dask_runner(1, None))()
-        return here, seen, worker_pid
+        with local_cluster():
+            seen, worker_pid, settings = on_the_cluster.with_options(task_runner=dask_runner(1, None))()
+        return here, seen, worker_pid, settings
 
-    here, seen, worker_pid = build_like()
+    here, seen, worker_pid, settings = build_like()
     assert here.startswith("http://127.0.0.1:")
     assert seen == here and worker_pid != os.getpid()
+    # the worker process runs without Dask's default housekeeping (every 10-20 ms)
+    assert settings == LOCAL_CLUSTER_CONFIG
 
 
 # ------------------------------------------------------------------------- the real server
