@@ -19,6 +19,11 @@ itself, that CPU spread over every core, and the busiest client process's CPU (o
 uses one core). The workers are started and warmed (litellm imported,
 two calls made) before the clock starts, as they are once per build. Acceptance (issue 14):
 640 calls, 0.5 s, 2 workers x 32 reach at least 0.8 of the ideal throughput.
+
+Then, for reference, one worker's share (``calls / workers`` at ``concurrency / workers``) made
+in this process with nothing else running but the stub, three ways: a raw ``httpx`` POST,
+``litellm.acompletion`` alone, and the gateway. Its fraction of the ideal is what one worker
+could reach with a core to itself: the ceiling of the sharded row.
 """
 
 from __future__ import annotations
@@ -55,6 +60,35 @@ def gateway(base_url: str, store: str, concurrency: int) -> Any:
                     extractor_b=RoleConfig(model="openai/other-b", params=params),
                     max_concurrency=concurrency, timeout_s=30)
     return Gateway(cfg, store)
+
+
+async def alone(how: str, base_url: str, store: str, concurrency: int, indices: list[int]) -> tuple[float, float]:
+    """One worker's share made one way (``httpx``, ``litellm`` or ``gateway``) in this process."""
+    import httpx
+
+    from miscue.llm.env import load_litellm
+
+    litellm, gw, sem = load_litellm(), gateway(base_url, store, concurrency), asyncio.Semaphore(concurrency)
+    async with httpx.AsyncClient(timeout=30, limits=httpx.Limits(max_connections=concurrency)) as client:
+        async def one(i: int) -> None:
+            messages = [{"role": "user", "content": f"alone {how} request {i}"}]
+            if how == "gateway":
+                await gw.complete("writer", messages, "bench")
+                return
+            async with sem:
+                if how == "litellm":
+                    await litellm.acompletion(model="openai/stub-writer", messages=messages, timeout=30, max_retries=0,
+                                              api_base=base_url, api_key="sk-local")
+                else:
+                    r = await client.post(f"{base_url}/chat/completions", headers={"authorization": "Bearer sk-local"},
+                                          json={"model": "stub-writer", "messages": messages})
+                    r.json()["choices"][0]["message"]["content"]
+
+        for i in (-1, -2):  # warm-up, outside the measurement
+            await one(i)
+        started = time.time()
+        await asyncio.gather(*(one(i) for i in indices))
+        return started, time.time()
 
 
 async def burst(gw: Any, indices: list[int], tag: str) -> tuple[float, float]:
@@ -100,7 +134,7 @@ def main() -> None:
         return times.user + times.system
 
     ideal = args.calls / args.concurrency * args.latency
-    rows = []  # (label, wall s, client CPU s, the busiest client process's CPU s, stub CPU s)
+    rows = []  # (label, calls, concurrency, wall s, client CPU s, the busiest client process's CPU s, stub CPU s)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             gw = gateway(base_url, f"{tmp}/one", args.concurrency)
@@ -108,7 +142,7 @@ def main() -> None:
             cpu, served = time.process_time(), stub_cpu()
             t0, t1 = asyncio.run(burst(gw, list(range(args.calls)), "one"))
             cpu = time.process_time() - cpu
-            rows.append((f"1 process x {args.concurrency}", t1 - t0, cpu, cpu, stub_cpu() - served))
+            rows.append((f"1 process x {args.concurrency}", args.calls, args.concurrency, t1 - t0, cpu, cpu, stub_cpu() - served))
 
             import dask
             from distributed import Client, LocalCluster
@@ -126,8 +160,15 @@ def main() -> None:
                                          workers=[w]) for part, w in zip(parts, names)]
                 spans = client.gather(futures)
                 served = stub_cpu() - served
-            rows.append((f"{args.workers} Dask workers x {per}", max(e for _, e, _ in spans) - min(s for s, _, _ in spans),
+            rows.append((f"{args.workers} Dask workers x {per}", args.calls, args.concurrency,
+                         max(e for _, e, _ in spans) - min(s for s, _, _ in spans),
                          sum(c for _, _, c in spans), max(c for _, _, c in spans), served))
+            share = list(range(args.calls // args.workers))
+            for how in ("httpx", "litellm", "gateway"):
+                cpu, served = time.process_time(), stub_cpu()
+                t0, t1 = asyncio.run(alone(how, base_url, f"{tmp}/{how}", per, share))
+                cpu = time.process_time() - cpu
+                rows.append((f"one worker's share alone: {how} x {per}", len(share), per, t1 - t0, cpu, cpu, stub_cpu() - served))
     finally:
         stop.set()
         server.join(timeout=10)
@@ -136,14 +177,15 @@ def main() -> None:
     print("| run | wall s | ideal s | fraction of ideal throughput | client CPU ms / call | stub CPU ms / call "
           "| CPU ceiling: fraction at 100% of every CPU |")
     print("|---|---|---|---|---|---|---|")
-    for label, wall, client_cpu, busiest, stub_cpu_s in rows:
+    for label, calls, concurrency, wall, client_cpu, busiest, stub_cpu_s in rows:
         # the client processes and the stub (same machine) need this CPU whatever the overlap: no
         # schedule ends before their sum is spread over every CPU, nor before the busiest process's
         # own CPU (one event loop uses one core)
-        floor = max(ideal, (client_cpu + stub_cpu_s) / cores, busiest)
-        print(f"| {label} | {wall:.2f} | {ideal:.2f} | {ideal / wall:.2f} | {1000 * client_cpu / args.calls:.2f} "
-              f"| {1000 * stub_cpu_s / args.calls:.2f} | {ideal / floor:.2f} |")
-    print(f"ratio: {rows[0][1] / rows[1][1]:.2f}x the one-process throughput")
+        best = calls / concurrency * args.latency
+        floor = max(best, (client_cpu + stub_cpu_s) / cores, busiest)
+        print(f"| {label} | {wall:.2f} | {best:.2f} | {best / wall:.2f} | {1000 * client_cpu / calls:.2f} "
+              f"| {1000 * stub_cpu_s / calls:.2f} | {best / floor:.2f} |")
+    print(f"ratio: {rows[0][3] / rows[1][3]:.2f}x the one-process throughput")
 
 
 if __name__ == "__main__":
