@@ -68,11 +68,12 @@ async def alone(how: str, base_url: str, store: str, concurrency: int, indices: 
 
     from miscue.llm.env import load_litellm
 
-    litellm, gw, sem = load_litellm(), gateway(base_url, store, concurrency), asyncio.Semaphore(concurrency)
+    litellm, sem = load_litellm(), asyncio.Semaphore(concurrency)
+    gw = gateway(base_url, store, concurrency) if how == "gateway" else None
     async with httpx.AsyncClient(timeout=30, limits=httpx.Limits(max_connections=concurrency)) as client:
         async def one(i: int) -> None:
             messages = [{"role": "user", "content": f"alone {how} request {i}"}]
-            if how == "gateway":
+            if gw is not None:
                 await gw.complete("writer", messages, "bench")
                 return
             async with sem:
