@@ -18,6 +18,9 @@ checked first) and measured in a fresh subprocess, so peak RSS is per size:
   per graph      graphs / goals, next to the mean size of those goals' clusters; and the
                  same for up to 20 goals whose clusters hold 2.5-7.5 k products, which exist at
                  100 k and at 1.18 M (the work per graph follows the cluster, not N)
+  purchases      how many purchases the oracles enumerated for the graphs' nodes (each
+                 node's answer), and the graphs' time per purchase: a relaxed node's answer
+                 grows with its cluster, so per-graph time follows the answers it must produce
   GT largest     ground truth from scratch (a fresh oracle: no memoised predicate) of up to
                  40 goals of the largest cluster: median and p95
   peak RSS       the subprocess's maximum resident set (and its parsing child's)
@@ -74,14 +77,32 @@ def cpu_s() -> float:
     return sum(u.ru_utime + u.ru_stime for u in map(resource.getrusage, (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)))
 
 
-def graphs_of(adapter, seeds) -> tuple[float, float, int]:
-    """(wall s, CPU s, graphs built) of GraphBuilder over ``seeds`` only."""
+def graphs_of(adapter, seeds) -> tuple[float, float, int, int]:
+    """(wall s, CPU s, graphs built, purchases enumerated) of GraphBuilder over ``seeds`` only.
+
+    The purchases are those the cluster oracles return for the graphs' intents (each node's
+    answer, before the reward's re-check): the output the graphs' ground truth is made of."""
+    from adapters.webshop.oracle import ClusterOracle
     from miscue.graphs import GraphBuilder
 
+    enumerated = 0
+    purchases = ClusterOracle.purchases
+
+    def counted(self, *args, **kwargs):
+        nonlocal enumerated
+        out = purchases(self, *args, **kwargs)
+        enumerated += len(out)
+        return out
+
     adapter.load_seeds = lambda: seeds
-    t0, c0 = time.perf_counter(), cpu_s()
-    build = GraphBuilder(adapter).build()
-    return time.perf_counter() - t0, cpu_s() - c0, len(build.graphs)
+    ClusterOracle.purchases = counted
+    try:
+        t0, c0 = time.perf_counter(), cpu_s()
+        build = GraphBuilder(adapter).build()
+        wall, cpu = time.perf_counter() - t0, cpu_s() - c0
+    finally:
+        ClusterOracle.purchases = purchases
+    return wall, cpu, len(build.graphs), enumerated
 
 
 def measure(data: Path, goals: int) -> dict:
@@ -106,7 +127,8 @@ def measure(data: Path, goals: int) -> dict:
     all_seeds = adapter.load_seeds()
     seeds = all_seeds[:goals]
     parsed = catalogue.parsed
-    out["graphs_s"], out["graphs_cpu_s"], out["graphs_built"] = graphs_of(adapter, seeds)
+    out["graphs_s"], out["graphs_cpu_s"], out["graphs_built"], out["enumerated"] = graphs_of(adapter, seeds)
+    out["per_purchase_us"] = out["graphs_s"] / max(1, out["enumerated"]) * 1e6
     out["goals"] = len(seeds)
     out["parsed"] = catalogue.parsed - parsed
     out["per_graph_s"] = out["graphs_s"] / max(1, len(seeds))
@@ -114,7 +136,7 @@ def measure(data: Path, goals: int) -> dict:
     # the same work on clusters of the same size at every N: goals in clusters of BAND products
     banded = [s for s in all_seeds if BAND[0] <= sizes[s.payload["query"]] <= BAND[1]][:BAND_GOALS]
     if banded:
-        wall, _, _ = graphs_of(adapter, banded)
+        wall, _, _, _ = graphs_of(adapter, banded)
         out["band_per_graph_s"] = wall / len(banded)
         out["band_goals"] = len(banded)
     else:
@@ -159,6 +181,8 @@ ROWS = (
     ("graphs_built", "graphs built", "{:.0f}"),
     ("parsed", "products parsed for them", "{:.0f}"),
     ("per_graph_s", "time per graph (s)", "{:.3f}"),
+    ("enumerated", "purchases in the graphs' answers", "{:.0f}"),
+    ("per_purchase_us", "  time per purchase (us)", "{:.1f}"),
     ("band_goals", "goals in 2.5-7.5k clusters", "{:.0f}"),
     ("band_per_graph_s", "  time per graph there (s)", "{:.3f}"),
     ("gt_median_ms", "GT/intent, largest cluster, median (ms)", "{:.1f}"),
