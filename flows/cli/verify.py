@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any, Optional
@@ -17,6 +16,7 @@ from flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, OFFLINE_REPLAY, PRICE
 from flows.registry import adapter_for
 from flows.stages.evaluate import evaluate, load_set
 from flows.stages.verify import verify_sync
+from miscue import stoppable
 from miscue.llm import Gateway
 
 
@@ -72,7 +72,7 @@ def eval_verifier(
     with exit_codes(), Progress(TextColumn("verifying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                                 console=err, disable=as_json or not err.is_terminal, transient=True) as bar:
         task = bar.add_task("requests", total=len(items))
-        evaluation = asyncio.run(evaluate(items, gateway, progress=lambda d, _n: bar.update(task, completed=d)))
+        evaluation = stoppable.run(evaluate(items, gateway, progress=lambda d, _n: bar.update(task, completed=d)))
     report = evaluation.report()
     if as_json:
         print_json(report)

@@ -11,7 +11,6 @@ rebuilding them *is* the check that their executed ground truth still holds).
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from flows.registry import ADAPTERS, adapter_for
 from flows.stages.attempt import RunResult
 from flows.stages.composite import run_composites
 from flows.stages.single import SingleFaultStage
+from miscue import stoppable
 from miscue.config import CompositeConfig, GenerateConfig, GraphConfig, ModelOptions, RunConfig
 from miscue.errors import UnknownBenchmark
 from miscue.graphs import GraphBuild, GraphBuilder
@@ -131,7 +131,7 @@ def stage_write_verify(run: BenchmarkRun, gen: GenerateConfig, gateway: Gateway)
     stage = SingleFaultStage(run.adapter, gateway, gen, run.splits, run.planner)
     label = f"cells {run.benchmark}"
     try:
-        result = asyncio.run(stage.run(run.graphs.graphs, progress=lambda d, n: report_progress(label, d, n)))
+        result = stoppable.run(stage.run(run.graphs.graphs, progress=lambda d, n: report_progress(label, d, n)))
     except RUN_STOPS as exc:
         run.stopped = exc
         return run

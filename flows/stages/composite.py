@@ -36,7 +36,7 @@ from typing import Any
 from flows.stages.attempt import Judgement, RunResult, Stage, gather_all, refused_record, sample_record
 from flows.stages.coverage import Coverage
 from flows.stages.shifts import shift_options
-from miscue import writing
+from miscue import stoppable, writing
 from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
 from miscue.canonical import canonical_json, content_hash
 from miscue.config import CompositeConfig
@@ -348,6 +348,6 @@ def run_composites(adapter: Adapter, graphs: list[IntentGraph], gateway: Gateway
     """Composite draws for every k of ``config`` on ``graphs``; the summary (under
     ``"composite"``) shows admitted combinations and per-type occurrence per k."""
     started = time.perf_counter()
-    result = asyncio.run(CompositeStage(adapter, gateway, config, splits, planner).run(graphs, progress))
+    result = stoppable.run(CompositeStage(adapter, gateway, config, splits, planner).run(graphs, progress))
     result.summary["seconds"] = round(time.perf_counter() - started, 2)
     return result

@@ -14,7 +14,6 @@ roles answer from the reply files, the others are the embedded offline models.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 from collections import Counter, defaultdict
@@ -27,7 +26,7 @@ from flows.registry import adapter_for
 from flows.stages.attempt import AttemptPipeline
 from flows.stages.benchmark import offline_gateway
 from flows.stages.single import SingleCell, SinglePlan
-from miscue import writing
+from miscue import stoppable, writing
 from miscue.canonical import canonical_json
 from miscue.graphs import GraphBuilder
 from miscue.host import Adapter
@@ -263,7 +262,7 @@ async def _run_cells(cells: list[Cell], hosts: dict[str, Host], gateway: Any) ->
 def run_mode(cells: list[Cell], hosts: dict[str, Host], store: Path, standins: dict[str, Replies]) -> list[Attempt]:
     """Attempt 0 of every cell, with ``standins`` roles answered from the reply files."""
     gateway = StandInGateway(offline_gateway(store), standins)
-    return asyncio.run(_run_cells(cells, hosts, gateway))
+    return stoppable.run(_run_cells(cells, hosts, gateway))
 
 
 def per_type(rows: list[Attempt]) -> dict[str, tuple[int, int]]:

@@ -22,7 +22,6 @@ for any number of workers and for the in-process build.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 import math
@@ -41,6 +40,7 @@ from flows.stages.attempt import RunResult
 from flows.stages.benchmark import BenchmarkRun, make_gateway, stage_graphs, stage_load, stage_plan
 from flows.stages.composite import run_composites
 from flows.stages.single import SingleFaultStage
+from miscue import stoppable
 from miscue.config import CompositeConfig, GenerateConfig, ModelOptions
 from miscue.graphs import GraphBuild
 from miscue.host import Adapter, Seed
@@ -168,7 +168,7 @@ def run_shard(spec: ShardSpec) -> ShardResult:
         else:
             assert spec.gen is not None
             stage = SingleFaultStage(adapter, gateway, spec.gen, spec.splits, planner)
-            result = asyncio.run(stage.run(spec.graphs))
+            result = stoppable.run(stage.run(spec.graphs))
     except RUN_STOPS as exc:
         return ShardResult(spec.benchmark, spec.index, None, gateway.usage_summary(), exc,
                            round(time.perf_counter() - started, 2))

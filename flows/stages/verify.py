@@ -9,13 +9,13 @@ grounded text checks, agreement, and the literal reading built from the text, ex
 
 from __future__ import annotations
 
-import asyncio
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from flows.stages.attempt import AttemptPipeline
 from flows.stages.single import Found, SinglePlan, extract_single
+from miscue import stoppable
 from miscue.briefs import BlindExtraction, ExtractionInput, Materials, TargetedExtraction, WriterBrief
 from miscue.errors import BadInput
 from miscue.host import Adapter
@@ -179,4 +179,4 @@ async def verify(adapter: Adapter, gateway: Gateway, task_id: str, text: str,
 
 
 def verify_sync(*args: Any, **kwargs: Any) -> Verification:
-    return asyncio.run(verify(*args, **kwargs))
+    return stoppable.run(verify(*args, **kwargs))

@@ -32,6 +32,7 @@ from typing import Any
 from loguru import logger
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
+from miscue import stoppable
 from miscue.errors import BadInput
 from miscue.llm.config import ROLES, SECRET_PARAMS, LLMConfig, Message, Role, RoleConfig
 from miscue.llm.control import RunControl
@@ -283,7 +284,7 @@ class Gateway:
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self.complete(role, messages, card_version))
+            return stoppable.run(self.complete(role, messages, card_version))
         raise RuntimeError("complete_sync() called from a running event loop; await complete()")
 
     def usage_summary(self) -> dict[str, RoleUsage]:

@@ -229,3 +229,41 @@ def test_build_stops_cleanly_on_a_401_and_a_rerun_resumes(prefect, reference, tm
     assert _hashes(art, json.loads(final.stdout)["version"]) == reference["hashes"]
     print(f"401 after {sent_before} requests; {after_stop} requests after it of {remaining} still to make; "
           f"rerun completed, {len(server.seen)} requests in all")
+
+
+def test_build_ends_on_sigterm_and_a_rerun_resumes(prefect, reference, tmp_path):
+    """SIGTERM (what ``timeout``, systemd and schedulers send) mid-way through writing and
+    verifying ends the build at once -- Prefect's handler raises inside whatever coroutine the
+    stage's loop is stepping, where asyncio used to keep it, so the build ran on -- with the flow
+    run crashed, nothing published; the rerun publishes the reference corpus and sends no
+    finished call again."""
+    import signal
+
+    art, log = tmp_path / "terminated", tmp_path / "terminated.log"
+    with ModelServer() as server:
+        config = write_config(tmp_path / "llm.json", llm_config(server.base_url))
+        proc = popen(_build(art, config), env=prefect.env, log=log)
+        try:
+            assert wait_for(lambda: len(store_files(art)) >= 40 or proc.poll() is not None, 180, 0.01)
+            assert proc.poll() is None, "the build ended before the signal"
+            proc.send_signal(signal.SIGTERM)
+            sent_before = len(server.seen)
+            code = proc.wait(timeout=60)
+        finally:
+            kill(proc)
+        text = " ".join(log.read_text().split())
+        assert code == -signal.SIGTERM, (code, text[-2000:])
+        assert "aborted by a termination signal" in text, text[-2000:]
+        assert not (art / "corpora").exists() or corpus.versions(art) == []
+        after_signal = len(server.seen) - sent_before
+        finished = store_request_ids(art)
+        server.segment = 1
+        final = run(_build(art, config), timeout=240, env=prefect.env)
+        assert final.returncode == 0, final.stdout[-2000:] + final.stderr[-3000:]
+        repeats = repeated_requests(list(server.seen), [finished])
+    assert repeats == [], f"{len(repeats)} finished calls were sent again"
+    remaining = reference["requests"] - sent_before
+    assert after_signal < remaining / 2, f"{after_signal} requests after SIGTERM of {remaining} still to make"
+    assert _hashes(art, json.loads(final.stdout)["version"]) == reference["hashes"]
+    print(f"SIGTERM after {sent_before} requests: exit {code}, {after_signal} requests after it of {remaining} "
+          f"still to make; rerun completed, {len(server.seen)} requests in all")
