@@ -39,7 +39,16 @@ REFERRING = _rx(
     r"|the (?:" + _OBJ + r") (?:on file|we (?:agreed|settled) on)"
     r"|you know (?:which|the) (?:one|card|size|model)"
     r"|(?:whatever|whichever) (?:i|we) (?:said|used|picked|chose|mentioned) (?:before|last time|earlier)"
-    r"|(?:as|like) (?:before|last time|usual))\b"
+    r"|(?:as|like) (?:before|last time|usual)"
+    # a thing named by an earlier exchange with the store ("the booking I was asking you about")
+    r"|(?:the|that|this|my|our)(?: other)?(?: \w+){0,2} (?:i|we)(?: was| were)? (?:asking(?: you)?(?: guys)? about|"
+    r"asked(?: you)?(?: guys)? about|went over|go over|flagged|emailed(?: you)?(?: about)?|sent(?: you)?|"
+    r"wrote(?: to you)? about|looked at|showed you|pointed out|called about|chatted about|"
+    r"(?:discussing|talking about|telling you about))"
+    r"(?: (?:before|earlier|last (?:time|week|month|year)|previously|already|yesterday|the other day))?"
+    # a habit standing in for the value ("what I usually get")
+    r"|(?:what|whatever|whichever)(?: \w+)? (?:i|we) (?:usually|always|normally|typically|generally) "
+    r"(?:get|buy|order|use|wear|take|have|pick|choose|book))\b"
 )
 
 _COMPARATIVE = (r"(?:a lot|a bit|much|way|far|a little|somewhat|even) "
