@@ -20,6 +20,8 @@ from support import prefect_home  # noqa: F401  (first: PREFECT_HOME before pref
 
 import json
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -194,41 +196,65 @@ def test_two_builds_at_once_one_refuses(prefect, reference, tmp_path):
     assert _hashes(art, "v0001") == reference["hashes"] and requests == reference["requests"]
 
 
+@dataclass
+class Stopped:
+    """A build stopped mid-way through writing and verifying, then rerun to the end."""
+
+    code: int  # the stopped build's exit status
+    text: str  # its output, whitespace folded
+    sent_before: int  # requests the model server had seen when the stop was made
+    after_stop: int  # requests it saw from then until the stopped build ended
+    remaining: int  # requests the reference build makes after ``sent_before``
+    repeats: list  # requests of the rerun that had finished before it
+    published: list  # versions the stopped build left
+    final: Any  # the rerun (CompletedProcess)
+    requests: int  # requests of the stopped build and its rerun together
+
+
+def _stop_midway(prefect: Any, reference: dict[str, Any], tmp_path: Path, stop: Callable[[Any, Any], None]) -> Stopped:
+    """Start a build, let 40 exchanges reach the store, ``stop(proc, server)``, wait for the build
+    to end, then rerun it to the end against the same model server."""
+    art, log = tmp_path / "stopped", tmp_path / "stopped.log"
+    with ModelServer() as server:
+        config = write_config(tmp_path / "llm.json", llm_config(server.base_url))
+        proc = popen(_build(art, config), env=prefect.env, log=log)
+        try:
+            assert wait_for(lambda: len(store_files(art)) >= 40 or proc.poll() is not None, 180, 0.01)
+            assert proc.poll() is None, "the build ended before it was stopped"
+            stop(proc, server)
+            sent_before = len(server.seen)
+            code = proc.wait(timeout=120)
+        finally:
+            kill(proc)
+        after_stop = len(server.seen) - sent_before
+        published = corpus.versions(art) if (art / "corpora").exists() else []
+        finished = store_request_ids(art)
+        server.segment = 1
+        final = run(_build(art, config), timeout=240, env=prefect.env)
+        assert final.returncode == 0, final.stdout[-2000:] + final.stderr[-3000:]
+        stopped = Stopped(code, " ".join(log.read_text().split()), sent_before, after_stop,
+                          reference["requests"] - sent_before, repeated_requests(list(server.seen), [finished]),
+                          published, final, len(server.seen))
+    assert stopped.repeats == [], f"{len(stopped.repeats)} finished calls were sent again"
+    assert _hashes(art, json.loads(final.stdout)["version"]) == reference["hashes"]
+    return stopped
+
+
 def test_build_stops_cleanly_on_a_401_and_a_rerun_resumes(prefect, reference, tmp_path):
     """A terminal provider error in the middle of a build: exit 3 naming it, no traceback,
     nothing published, no request after it but those already in flight; the rerun finishes
     with the reference corpus and repeats no finished call."""
     from support.openai_stub import unauthorized
 
-    art, log = tmp_path / "auth", tmp_path / "stopped.log"
-    with ModelServer() as server:
-        config = write_config(tmp_path / "llm.json", llm_config(server.base_url))
-        proc = popen(_build(art, config), env=prefect.env, log=log)
-        try:
-            assert wait_for(lambda: len(store_files(art)) >= 40 or proc.poll() is not None, 180, 0.01)
-            server.enqueue(unauthorized())
-            sent_before = len(server.seen)
-            code = proc.wait(timeout=120)
-        finally:
-            kill(proc)
-        text = " ".join(log.read_text().split())
-        assert code == 3 and "stopped cleanly" in text and "auth" in text, text[-2000:]
-        assert "Traceback" not in text
-        assert not (art / "corpora").exists() or corpus.versions(art) == []
-        after_stop = len(server.seen) - sent_before
-        finished = store_request_ids(art)
-        server.segment = 1
-        final = run(_build(art, config), timeout=240, env=prefect.env)
-        assert final.returncode == 0, final.stdout[-2000:] + final.stderr[-3000:]
-        repeats = repeated_requests(list(server.seen), [finished])
-    assert repeats == [], f"{len(repeats)} finished calls were sent again"
+    s = _stop_midway(prefect, reference, tmp_path, lambda proc, server: server.enqueue(unauthorized()))
+    assert s.code == 3 and "stopped cleanly" in s.text and "auth" in s.text, s.text[-2000:]
+    assert "Traceback" not in s.text
+    assert s.published == []
     # the run stopped at once: the 401 and the requests the other slots (max_concurrency 4) sent
     # while it travelled back, not the rest of the build
-    remaining = reference["requests"] - sent_before
-    assert after_stop < remaining / 2, f"{after_stop} requests after the 401 of {remaining} still to make"
-    assert _hashes(art, json.loads(final.stdout)["version"]) == reference["hashes"]
-    print(f"401 after {sent_before} requests; {after_stop} requests after it of {remaining} still to make; "
-          f"rerun completed, {len(server.seen)} requests in all")
+    assert s.after_stop < s.remaining / 2, f"{s.after_stop} requests after the 401 of {s.remaining} still to make"
+    print(f"401 after {s.sent_before} requests; {s.after_stop} requests after it of {s.remaining} still to make; "
+          f"rerun completed, {s.requests} requests in all")
 
 
 def test_build_ends_on_sigterm_and_a_rerun_resumes(prefect, reference, tmp_path):
@@ -239,31 +265,10 @@ def test_build_ends_on_sigterm_and_a_rerun_resumes(prefect, reference, tmp_path)
     finished call again."""
     import signal
 
-    art, log = tmp_path / "terminated", tmp_path / "terminated.log"
-    with ModelServer() as server:
-        config = write_config(tmp_path / "llm.json", llm_config(server.base_url))
-        proc = popen(_build(art, config), env=prefect.env, log=log)
-        try:
-            assert wait_for(lambda: len(store_files(art)) >= 40 or proc.poll() is not None, 180, 0.01)
-            assert proc.poll() is None, "the build ended before the signal"
-            proc.send_signal(signal.SIGTERM)
-            sent_before = len(server.seen)
-            code = proc.wait(timeout=60)
-        finally:
-            kill(proc)
-        text = " ".join(log.read_text().split())
-        assert code == -signal.SIGTERM, (code, text[-2000:])
-        assert "aborted by a termination signal" in text, text[-2000:]
-        assert not (art / "corpora").exists() or corpus.versions(art) == []
-        after_signal = len(server.seen) - sent_before
-        finished = store_request_ids(art)
-        server.segment = 1
-        final = run(_build(art, config), timeout=240, env=prefect.env)
-        assert final.returncode == 0, final.stdout[-2000:] + final.stderr[-3000:]
-        repeats = repeated_requests(list(server.seen), [finished])
-    assert repeats == [], f"{len(repeats)} finished calls were sent again"
-    remaining = reference["requests"] - sent_before
-    assert after_signal < remaining / 2, f"{after_signal} requests after SIGTERM of {remaining} still to make"
-    assert _hashes(art, json.loads(final.stdout)["version"]) == reference["hashes"]
-    print(f"SIGTERM after {sent_before} requests: exit {code}, {after_signal} requests after it of {remaining} "
-          f"still to make; rerun completed, {len(server.seen)} requests in all")
+    s = _stop_midway(prefect, reference, tmp_path, lambda proc, server: proc.send_signal(signal.SIGTERM))
+    assert s.code == -signal.SIGTERM, (s.code, s.text[-2000:])
+    assert "aborted by a termination signal" in s.text, s.text[-2000:]
+    assert s.published == []
+    assert s.after_stop < s.remaining / 2, f"{s.after_stop} requests after SIGTERM of {s.remaining} still to make"
+    print(f"SIGTERM after {s.sent_before} requests: exit {s.code}, {s.after_stop} requests after it of {s.remaining} "
+          f"still to make; rerun completed, {s.requests} requests in all")
