@@ -1,6 +1,8 @@
 """The ``miscue`` command line: one module per group of commands, all sharing
 :mod:`flows.cli.app` (the app, the common options, the exit-code mapping) and never each other."""
 
+import signal
+
 from flows.cli import audit, check_config, corpus, estimate, export, generate, graphs, serve, verify  # noqa: F401  (registers the commands)
 from flows.cli.app import app
 
@@ -8,7 +10,16 @@ __all__ = ["app", "main"]
 
 
 def main() -> None:
+    signal.signal(signal.SIGTERM, _terminated)
     app()
+
+
+def _terminated(signum: int, _frame: object) -> None:
+    """SIGTERM (``timeout``, systemd, a scheduler) ends a command as Ctrl-C does, by an exception,
+    so its clean-up still runs: Prefect's local server stopped, a Dask cluster closed, the run
+    lock released. Exit status 143. (While a flow runs, Prefect's handler takes the signal first,
+    marks the run crashed and hands it on to this one.)"""
+    raise SystemExit(128 + signum)
 
 
 if __name__ == "__main__":  # pragma: no cover

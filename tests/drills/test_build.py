@@ -211,21 +211,33 @@ class Stopped:
     requests: int  # requests of the stopped build and its rerun together
 
 
-def _stop_midway(prefect: Any, reference: dict[str, Any], tmp_path: Path, stop: Callable[[Any, Any], None]) -> Stopped:
+def _stop_midway(prefect: Any, reference: dict[str, Any], tmp_path: Path, stop: Callable[[Any, Any], None],
+                 own_prefect: bool = False) -> Stopped:
     """Start a build, let 40 exchanges reach the store, ``stop(proc, server)``, wait for the build
-    to end, then rerun it to the end against the same model server."""
+    to end, then rerun it to the end against the same model server. ``own_prefect``: the stopped
+    build starts Prefect's local server itself (no PREFECT_API_URL), as ``make run`` does. Every
+    process the build started must be gone when it has ended."""
+    import psutil
+
     art, log = tmp_path / "stopped", tmp_path / "stopped.log"
     with ModelServer() as server:
         config = write_config(tmp_path / "llm.json", llm_config(server.base_url))
-        proc = popen(_build(art, config), env=prefect.env, log=log)
+        proc = popen(_build(art, config), env=None if own_prefect else prefect.env, log=log)
         try:
             assert wait_for(lambda: len(store_files(art)) >= 40 or proc.poll() is not None, 180, 0.01)
             assert proc.poll() is None, "the build ended before it was stopped"
+            children = psutil.Process(proc.pid).children(recursive=True)
+            assert children or not own_prefect, "Prefect's local server runs as a child of the build"
             stop(proc, server)
             sent_before = len(server.seen)
             code = proc.wait(timeout=120)
+            _, alive = psutil.wait_procs(children, timeout=20)
+            left = [" ".join(p.cmdline()[:4]) for p in alive]
+            for p in alive:  # the drill's own processes: ended by PID even when the check fails
+                p.kill()
         finally:
             kill(proc)
+        assert left == [], f"left running after the build ended: {left}"
         after_stop = len(server.seen) - sent_before
         published = corpus.versions(art) if (art / "corpora").exists() else []
         finished = store_request_ids(art)
@@ -261,12 +273,13 @@ def test_build_ends_on_sigterm_and_a_rerun_resumes(prefect, reference, tmp_path)
     """SIGTERM (what ``timeout``, systemd and schedulers send) mid-way through writing and
     verifying ends the build at once -- Prefect's handler raises inside whatever coroutine the
     stage's loop is stepping, where asyncio used to keep it, so the build ran on -- with the flow
-    run crashed, nothing published; the rerun publishes the reference corpus and sends no
-    finished call again."""
+    run crashed, exit 143, nothing published and nothing left running (the build starts Prefect's
+    local server itself here, which an abrupt exit used to leave behind); the rerun publishes the
+    reference corpus and sends no finished call again."""
     import signal
 
-    s = _stop_midway(prefect, reference, tmp_path, lambda proc, server: proc.send_signal(signal.SIGTERM))
-    assert s.code == -signal.SIGTERM, (s.code, s.text[-2000:])
+    s = _stop_midway(prefect, reference, tmp_path, lambda proc, server: proc.send_signal(signal.SIGTERM), own_prefect=True)
+    assert s.code == 128 + signal.SIGTERM, (s.code, s.text[-2000:])
     assert "aborted by a termination signal" in s.text, s.text[-2000:]
     assert s.published == []
     assert s.after_stop < s.remaining / 2, f"{s.after_stop} requests after SIGTERM of {s.remaining} still to make"
