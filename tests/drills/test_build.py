@@ -222,7 +222,9 @@ def _stop_midway(prefect: Any, reference: dict[str, Any], tmp_path: Path, stop: 
     art, log = tmp_path / "stopped", tmp_path / "stopped.log"
     with ModelServer() as server:
         config = write_config(tmp_path / "llm.json", llm_config(server.base_url))
-        proc = popen(_build(art, config), env=None if own_prefect else prefect.env, log=log)
+        # its own Prefect home: the crashed run must not join the suite's shared local server database
+        own = {"PREFECT_HOME": str(tmp_path / "prefect-home"), "PREFECT_API_URL": ""}
+        proc = popen(_build(art, config), env=own if own_prefect else prefect.env, log=log)
         try:
             assert wait_for(lambda: len(store_files(art)) >= 40 or proc.poll() is not None, 180, 0.01)
             assert proc.poll() is None, "the build ended before it was stopped"
