@@ -161,7 +161,8 @@ async def verify(adapter: Adapter, gateway: Gateway, task_id: str, text: str,
                                      detail="extractor A finds no miscommunication")
             return result
         claimed_type = infer_type(blind_a, targeted_a, intent, adapter)
-        claimed_slot = claimed_slot or blind_a.requirement
+    if claimed_slot is None and a[0] is not None:  # a claim without its slot: the one extractor A found
+        claimed_slot = a[0].requirement
     assert claimed_type is not None
     ft = fault_type(claimed_type)
     target = claimed_slot if ft.target in SLOT_TARGETS else None

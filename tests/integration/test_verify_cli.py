@@ -40,6 +40,16 @@ def test_correct_requests_are_admitted_with_executed_readings(tmp_path, text, fa
     assert unclaimed["admitted"] and unclaimed["fault_type"] == fault and unclaimed["slot"] == SWITCH
 
 
+@pytest.mark.parametrize("text,fault", [(WRONG_VALUE, "factual_error"), (WITHHELD, "insufficient_information"),
+                                        (POINTER, "referential_ambiguity")])
+def test_a_type_claimed_without_its_slot_is_judged_on_the_slot_the_extractors_find(tmp_path, text, fault):
+    """Only the type is claimed: the target is the requirement extractor A finds, so the other
+    requirements are checked as conveyed and the target as its class demands."""
+    out = verify(tmp_path, text, "-t", fault)
+    assert out["admitted"], out["verdict"]
+    assert out["fault_type"] == fault and out["slot"] == SWITCH
+
+
 @pytest.mark.parametrize("text,fault", [(WRONG_VALUE, "factual_error"), (WITHHELD, "insufficient_information")])
 def test_wrong_slot_claims_are_rejected(tmp_path, text, fault):
     out = verify(tmp_path, text, "-t", fault, "--slot", "exchange.item1.backlight")
