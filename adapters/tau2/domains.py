@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters.tau2.variants import PRICE
 from adapters.tau2.forms import (BAG_NOUNS, BOUND_FORMS, OPERATION_FORMS, address_forms, count_forms, date_forms,
                                   option_forms, option_names, order_content_forms, order_forms, payment_forms,
                                   product_forms, reservation_forms, scalar_forms)
@@ -192,14 +193,19 @@ def _told_by_other_options(adapter: Any, intent: Intent, prefix: str, product: d
     variants = [v["options"] for p in adapter.db.raw["products"].values() if p["name"] == product.get("product")
                 for v in p["variants"].values() if v.get("available")]
     out: dict[str, tuple[str, ...]] = {}
+    chosen = {**{o: w for o, w in given.items() if o != PRICE}, **{o: w for o, w in others.items() if w is not None}}
     for other, value in others.items():
         if value is None:
             continue
         tells = []  # the requirements this value alone tells
         for option, truth in given.items():
             fitting = [v for v in variants if v.get(other) == value
-                       and all(v.get(o) == w for o, w in given.items() if o != option)]
-            if fitting and all(v.get(option) == truth for v in fitting) and not any(v in now for v in fitting):
+                       and all(v.get(o) == w for o, w in given.items() if o not in (option, PRICE))]
+            if option == PRICE:  # "the one with smart sensors" for the cheapest: the value names that variant alone
+                told = bool(fitting) and all(v == chosen for v in fitting)
+            else:
+                told = bool(fitting) and all(v.get(option) == truth for v in fitting)
+            if told and not any(v in now for v in fitting):
                 tells.append(option)
         if len(tells) == 1:
             out[tells[0]] = out.get(tells[0], ()) + option_forms(other, value)

@@ -10,6 +10,7 @@ import pytest
 from miscue.host import NotExecutable
 from adapters.tau2.exec import NaiveExecutor, ToolCall
 from miscue.schema import Condition
+from verifiers.reading import read
 
 
 def checks(adapter):
@@ -190,3 +191,20 @@ def test_a_new_item_is_also_told_by_an_option_only_its_variant_takes(retail):
     assert not camera["exchange.item1.resolution"].true_value.recognised  # 30MP, 24MP and 20MP cameras zoom 3x with SD
     laptop = retail.value_domains(intent_of("93"))
     assert not any(laptop[f"exchange.item1.{o}"].true_value.recognised for o in ("processor", "ram", "screen size", "storage"))
+
+
+def test_the_cheapest_item_is_also_told_by_an_option_only_that_variant_takes(retail):
+    """Retail task 56 changes Ivan Hernandez's air purifier to the cheapest one: the large ionic
+    purifier with smart sensors, the one available purifier with smart sensors -- so "the one
+    with smart sensors" names it, and the text conveys the price order without saying "cheapest".
+    "Ionic" and "large" do not: other available purifiers are ionic or large."""
+    intent = retail.validate(next(s for s in retail.load_seeds() if s.task_id == "56")).intent
+    price = retail.value_domains(intent)["modify_items.item1.price"]
+    assert price.true_value.value == "lowest" and price.true_value.recognised == ("smart sensors",)
+    assert all(not v.recognised for v in price.values[1:])
+    text = "ivan_hernandez_6923 here. In my pending order #W4284542 please change the air purifier to the ionic one with " \
+           "smart sensors, gift card for the difference."
+    state = read(retail, intent, text)["modify_items.item1.price"]
+    assert state.state == "true" and state.said() == "smart sensors"
+    assert read(retail, intent, text.replace("ionic one with smart sensors", "ionic one"))["modify_items.item1.price"].state \
+        == "open"
