@@ -4,8 +4,9 @@
 - "downgrade the business bookings to economy": the earlier value is the one the customer has;
 - "cancel XEHM4B, and cancel 3EMQJ6 too": an id no candidate owns goes to the one still unnamed;
 - "not taking travel insurance", "no insurance and checked bags": a negator's reach;
-- "a shirt with a navy chest pocket", "the new and the old switch type should be clicky": a
-  modifier that may attach to a part or to another thing like it;
+- "a shirt with a navy chest pocket", "the new and the old switch type should be clicky", "swap the
+  keyboard and the thermostat for Google Assistant ones": a modifier that may attach to a part,
+  to another thing like it, or to either of two things coordinated before it;
 - "in size 13" (sizes stop at 12): a value the requirement cannot take;
 - "update the checked bags": words every count shares name the requirement, not a value;
 - requests said without a request phrase: "keyboard to full size", shorthand lists.
@@ -20,12 +21,17 @@ from miscue.language import cues
 from miscue.language.context import Context
 from miscue.language.domain import Domains
 from miscue.language.mentions import Grounding, Mention
-from miscue.language.text import close, fold, words
+from miscue.language.text import close, fold, norm, words
 
 
 #: the words that turn what the customer has into what they want ("to economy", "for a bigger one")
 _TRANSITIONS = {"to", "into", "for"}
 
+
+#: what joins two coordinated lines ("the keyboard and the thermostat"), and what may stand between
+#: them and the value after ("... for Google Assistant ones", "... to red ones")
+_JOINED = {("and",), ("and", "the"), ("and", "my"), ("and", "also", "the")}
+_THEN = {"to", "for", "into", "with", "the", "a", "an", "new", "both", "some"}
 
 #: words that leave the part after them out ("all but the kettle"), or after it ("the pet bed stays")
 _EXCEPT_BEFORE = re.compile(r"\b(?:except|excluding|but not|other than|apart from|minus|not including)(?: for)?(?: the| my)?$")
@@ -56,6 +62,7 @@ class Structure:
         self._negation_scope(out, ctx)
         self._part_modifiers(out, ctx)
         self._old_and_new(out, ctx)
+        self._after_coordination(out)
         self._unknown_values(out, ctx)
         self._names_not_values(out, ctx)
         out.requests = sorted({*out.requests, *self._elided_requests(out, ctx)})
@@ -184,6 +191,31 @@ class Structure:
                         for p in heads if p > a)
             if len(heads) >= 2 and other and {"and", "or"} & set(said):
                 out.mentions[i] = replace(m, scoped=True)
+
+    def _after_coordination(self, out: Grounding) -> None:
+        """"Swap the keyboard and the thermostat for Google Assistant ones", "change the luggage set
+        and the skateboard to red ones": a value said right after two coordinated parts of a list
+        (the lines of an order), that only one of them takes, may attach to either (or to both):
+        its reading is structural."""
+        for i, m in enumerate(out.mentions):
+            if m.kind != "value" or len(m.slots) != 1 or m.scoped or m.in_premise:
+                continue
+            own = self.domains[m.slots[0]]
+            before = sorted((n for n in out.mentions if n.kind in ("member", "value") and not n.weak and not n.in_premise
+                             and len(n.slots) == 1 and self.domains[n.slots[0]].parts and n.end <= m.start),
+                            key=lambda n: n.end)
+            if not own.anchors or not before or len(gap := words(out.text[before[-1].end:m.start])) > 3 or not set(gap) <= _THEN:
+                continue
+            last = before[-1]
+            if last.kind == "value":  # the parts said together ("the luggage set and the skateboard")
+                said = last.text if "and" in words(last.text) else ""
+            else:
+                first = before[-2] if len(before) > 1 else None
+                joined = first is not None and first.slots == last.slots and words(out.text[first.end:last.start]) in _JOINED
+                said = out.text[first.start:last.end] if first is not None and joined else ""
+            if (said and any(f" {norm(a)} " in f" {norm(said)} " for a in own.anchors)
+                    and not any(d.names == own.names for s, d in self.domains.slots.items() if s != own.slot)):
+                out.mentions[i] = replace(m, scoped=True)  # the other part takes no such value
 
     def _names_not_values(self, out: Grounding, ctx: Context) -> None:
         """"Update the checked bags": words every count shares, after a definite article, name the

@@ -164,6 +164,39 @@ def test_a_list_is_said_part_by_part():
 
 
 
+def lines(lamp_color_too: bool = False) -> Domains:
+    """An exchange of two lines, a keyboard and a lamp; only the lamp's colour is a requirement
+    (``lamp_color_too``: the keyboard's colour is one as well)."""
+    kb, lamp = '{"p":"keyboard"}', '{"p":"lamp"}'
+    slots = {
+        "items": SlotDomain("items", [kb, lamp], (LegalValue([kb, lamp], ("keyboard and lamp",), members=frozenset({kb, lamp})),),
+                            ("items",), parts=(Member(kb, ("keyboard",)), Member(lamp, ("lamp",)))),
+        "lamp.color": SlotDomain("lamp.color", "black", (value("black"), value("white")), ("color", "colour"), ("lamp",),
+                                 has_current=True),
+    }
+    if lamp_color_too:
+        slots["kb.color"] = SlotDomain("kb.color", "black", (value("black"), value("white")), ("color", "colour"),
+                                       ("keyboard",), has_current=True)
+    return Domains(slots)
+
+
+@pytest.mark.parametrize(("text", "structural"), [
+    ("Exchange the keyboard and the lamp for black ones.", True),  # black lamp, or a black keyboard and any lamp
+    ("Please swap the keyboard and lamp to black.", True),
+    ("Exchange the keyboard and the lamp: the lamp in black.", False),
+    ("Exchange the lamp for a black one, and the keyboard too.", False),
+])
+def test_a_value_after_two_coordinated_parts_may_attach_to_either(text, structural):
+    _, r = ground(lines(), text)
+    assert r["lamp.color"].structural is structural
+    assert r["lamp.color"].state == ("ambiguous" if structural else "true")
+
+
+def test_a_value_both_coordinated_parts_take_is_said_for_both():
+    _, r = ground(lines(lamp_color_too=True), "Exchange the keyboard and the lamp for black ones.")
+    assert r["lamp.color"].state == "true" and not r["lamp.color"].structural
+
+
 def two_days() -> Domains:
     """Two flights that both fly on May 5 and on May 6: the truth is the May 5 pair."""
     keys = {(f, d): f'{{"f":"{f}","d":{d}}}' for f in ("HAT1", "HAT2") for d in (5, 6)}
