@@ -126,7 +126,8 @@ SETTLE = _rx(r"\b(?:settle for|make do with|go with|going with|accept|just get|i
                     r"i can take|take|switch to|use|choose|pick|get|do|fine with|ok with|okay with|happy with|"
                     r"works|is fine|will do|would do|is ok|is okay)\b")
 
-#: a request: an ask, a wish, a question, or an imperative at the start of a sentence
+#: a request: an ask, a wish, a question, or an imperative at the start of a sentence (not a verb
+#: whose subject is the customer: "I'll just book again on my own")
 REQUEST = _rx(
     r"\b(?:i (?:also |really |still |just )?(?:want|need)|i'd (?:also |really |still |just )?like|"
     r"i would (?:also |really |still |just )?like|id like|i wanna|"
@@ -135,9 +136,11 @@ REQUEST = _rx(
     r"looking for|please|pls|can you|could you|would you|will you|can i|could i|may i|help me|i wish to|let me|"
     r"i'd love|i would love|go ahead|i'd prefer|i would prefer|i'm trying to|im trying to|i am trying to|"
     r"need to|want to|have to|would like to|i'd appreciate|i would appreciate|kindly|do me a favou?r)\b"
-    r"|(?:^|[.!;:]\s+)(?:need|want|looking for|searching for|seeking|in the market for|after|shopping for)\b"
+    r"|(?:^|[.!;:]\s+)(?:(?:hey|hi|hello|ok|okay|so|well|yeah|um|right),?\s+)?"
+    r"(?:need|want|looking for|searching for|seeking|in the market for|after|shopping for)\b"
     r"|\?"
-    r"|(?:^|[.!;:,]\s+|\s-\s|\b(?:and|also|then|so|just|now|but)\s+)(?:cancel|exchange|return|change|switch|book|update|"
+    r"|(?:^|[.!;:,]\s+|\s-\s|\b(?<!i.ll )(?<!ill )(?<!i will )(?<!i )(?<!we.ll )(?<!we )(?:and|also|then|so|just|now|but)\s+)"
+    r"(?:cancel|exchange|return|change|switch|book|update|"
     r"modify|swap|send|refund|downgrade|upgrade|move|put|make|add|remove|replace|process|issue|give|find|get|buy|"
     r"charge|bill|pay|use|ship|set|reserve|rebook|fix|correct|show|pick|keep|credit|bump)\b"
 )

@@ -245,6 +245,12 @@ def test_requests_said_in_shorthand_or_as_hints():
     assert g.requests
     g, _ = ground(trip(), "Hello, a friend of mine swears by coach, with no bags and no insurance. Anything cheap will do.")
     assert not g.requests  # what someone else swears by is a statement, not a shorthand list
+    g, _ = ground(trip(), "I'm sick and can't fly HAT1. Good thing I have insurance; I'll just book again once I'm better.")
+    assert not g.requests  # what the customer will do themselves is no imperative
+    g, _ = ground(trip(), "I'm sick and can't fly HAT1. I have insurance, so just book me again next week.")
+    assert g.requests
+    g, _ = ground(trip(), "hey, need HAT1 and HAT2 in coach, no bags, no insurance")
+    assert g.requests  # a wish after a greeting
 
 
 def test_details_operations_and_extras_are_found():
