@@ -18,7 +18,7 @@ import re
 from dataclasses import replace
 
 from miscue.language import cues
-from miscue.language.context import Context
+from miscue.language.context import DISTRIBUTIVE, PLURAL, Context
 from miscue.language.domain import Domains
 from miscue.language.mentions import Grounding, Mention
 from miscue.language.text import close, fold, norm, words
@@ -31,11 +31,18 @@ _TRANSITIONS = {"to", "into", "for"}
 #: what joins two coordinated lines ("the keyboard and the thermostat"), and what may stand between
 #: them and the value after ("... for Google Assistant ones", "... to red ones")
 _JOINED = {("and",), ("and", "the"), ("and", "my"), ("and", "also", "the")}
+_RELATIVE = {"which", "that", "since", "as", "because", "cause", "cuz"}
 _THEN = {"to", "for", "into", "with", "the", "a", "an", "new", "both", "some"}
 
 #: words that leave the part after them out ("all but the kettle"), or after it ("the pet bed stays")
 _EXCEPT_BEFORE = re.compile(r"\b(?:except|excluding|but not|other than|apart from|minus|not including)(?: for)?(?: the| my)?$")
 _KEPT_AFTER = re.compile(r"(?:stays|stay|is staying|can stay|i(?:ll| will)? keep|im keeping|i am keeping)\b")
+
+
+def _operation_index(slot: str) -> int:
+    """Which of its kind a requirement's operation is: "cancel" the first, "cancel#2" the second."""
+    label = slot.partition(".")[0]
+    return int(label.partition("#")[2] or 1)
 
 
 class Structure:
@@ -63,6 +70,8 @@ class Structure:
         self._part_modifiers(out, ctx)
         self._old_and_new(out, ctx)
         self._after_coordination(out)
+        self._said_of_the_last(out, ctx)
+        self._relative_after_another(out, ctx)
         self._unknown_values(out, ctx)
         self._names_not_values(out, ctx)
         out.requests = sorted({*out.requests, *self._elided_requests(out, ctx)})
@@ -216,6 +225,56 @@ class Structure:
             if (said and any(f" {norm(a)} " in f" {norm(said)} " for a in own.anchors)
                     and not any(d.names == own.names for s, d in self.domains.slots.items() if s != own.slot)):
                 out.mentions[i] = replace(m, scoped=True)  # the other part takes no such value
+
+    def _said_of_the_last(self, out: Grounding, ctx: Context) -> None:
+        """"Cancel #A, and also #B since I no longer need it": a value said only once for like
+        operations, in a clause that speaks of one thing, belongs to the last of them; whether it
+        also holds for the earlier ones is a matter of attachment, so for those its reading is
+        structural ("since I no longer need them" holds for all: not singular)."""
+        starts = {t.start: k for k, t in enumerate(ctx.toks)}
+        ends = {t.end: k for k, t in enumerate(ctx.toks)}
+        for m in list(out.mentions):
+            if m.kind != "value" or len(m.slots) < 2 or m.in_premise or m.scoped or m.start not in starts:
+                continue
+            labels, fields = {s.partition(".")[0] for s in m.slots}, {s.partition(".")[2] for s in m.slots}
+            if (len(fields) != 1 or "" in fields or len(labels) != len(m.slots) or m.end not in ends
+                    or len({lab.partition("#")[0] for lab in labels}) != 1 or self.domains[m.slots[0]].identifier):
+                continue  # one requirement of several like operations ("the reason" of two cancellations), no id
+            if any(o is not m and o.kind == "value" and set(o.slots) & set(m.slots) for o in out.mentions):
+                continue  # said for each of them ("cancel #A since ..., and #B because ...")
+            k0 = starts[m.start]
+            verbs = [k for k in range(k0) if ctx.toks[k].text in cues.REQUEST_VERBS and ctx.sentence[k] == ctx.sentence[k0]]
+            if not verbs or not {"and", "well", "plus"} & {t.text for t in ctx.toks[verbs[0]:k0]}:
+                continue  # not after a request for several ("Cancel my other order - I have no use for it")
+            if not ctx.singular((starts[m.start], ends[m.end] + 1)):
+                continue
+            *first, last = sorted(m.slots, key=_operation_index)
+            out.mentions[out.mentions.index(m)] = replace(m, slots=(last,))
+            out.mentions += [replace(m, slots=(s,), scoped=True) for s in first]
+
+    def _relative_after_another(self, out: Grounding, ctx: Context) -> None:
+        """"Cancel the charger order and return the tablet and the sneakers, which I no longer
+        need": a value of one operation said in a clause opened right after what another
+        operation acts on ("which", "since", "as I ...") may attach to that nearer thing alone,
+        or to everything before it: its reading is structural ("since I no longer need them": all)."""
+        starts = {t.start: k for k, t in enumerate(ctx.toks)}
+        things = [n for n in out.mentions if n.kind in ("value", "member") and not n.in_premise and len(n.slots) == 1
+                  and (self.domains[n.slots[0]].parts or self.domains[n.slots[0]].identifier)
+                  and not self.domains[n.slots[0]].instrument]
+        for i, m in enumerate(out.mentions):
+            if m.kind != "value" or len(m.slots) != 1 or m.scoped or m.in_premise or self.domains[m.slots[0]].identifier:
+                continue
+            label = m.slots[0].partition(".")[0]
+            before = [n for n in things if n.end <= m.start]
+            if not before or before[-1].slots[0].partition(".")[0] == label:
+                continue  # said right after its own operation's object
+            opener = words(out.text[before[-1].end:m.start])
+            own = [n for n in before if n.slots[0].partition(".")[0] == label]
+            if not (own and 0 < len(opener) <= 4 and opener[0] in _RELATIVE and m.start in starts):
+                continue
+            a, b = ctx.clause((starts[m.start], starts[m.start] + 1))
+            if not any(t.text in DISTRIBUTIVE | PLURAL for t in ctx.toks[a:b]):
+                out.mentions[i] = replace(m, scoped=True)
 
     def _names_not_values(self, out: Grounding, ctx: Context) -> None:
         """"Update the checked bags": words every count shares, after a definite article, name the

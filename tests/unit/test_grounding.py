@@ -435,3 +435,52 @@ def test_a_recognised_form_is_heard_and_a_held_object_is_no_other_value():
     unheld = held_order()
     unheld = Domains(unheld.slots, unheld.details)
     assert ground(unheld, "The laptop I just ordered should be silver. Also cancel it.")[1]["cancel.order"].state == "other"
+
+
+def two_cancellations() -> Domains:
+    """Two cancellations, both because the customer no longer needs the order."""
+    def reason(slot):
+        return SlotDomain(slot, "no longer needed", (value("no longer needed", "no longer need", "dont need"),
+                                                     value("ordered by mistake", "by mistake")), ("reason", "since"), ())
+    return Domains({"cancel.reason": reason("cancel.reason"), "cancel#2.reason": reason("cancel#2.reason")},
+                   (Detail("operation", "request", ("cancel",), true=True),))
+
+
+@pytest.mark.parametrize(("text", "first"), [
+    ("Please cancel #A, and also #B since I no longer need it.", "ambiguous"),  # said of #B; of #A too?
+    ("Please cancel #A as well as #B, which I no longer need.", "ambiguous"),
+    ("Please cancel #A and #B since I no longer need them.", "true"),  # said of both
+    ("Please cancel both since I no longer need it.", "true"),
+    ("Please cancel #A because I no longer need it. Also cancel #B since I don't need it.", "true"),  # said for each
+    ("Could you also cancel my other order - I no longer need it.", "true"),  # no request for several before it
+])
+def test_a_value_said_of_one_thing_after_like_operations_belongs_to_the_last(text, first):
+    _, r = ground(two_cancellations(), text)
+    assert r["cancel#2.reason"].state == "true"
+    assert r["cancel.reason"].state == first and r["cancel.reason"].structural is (first == "ambiguous")
+
+
+def cancel_and_return() -> Domains:
+    """Cancel order W1 because it is no longer needed; return the lamp (its own operation)."""
+    lamp = '{"p":"lamp"}'
+    return Domains({
+        "cancel.order": SlotDomain("cancel.order", "#W1", (value("#W1", "order W1"), value("#W2", "order W2")), ("order",), (),
+                                   identifier=True),
+        "cancel.reason": SlotDomain("cancel.reason", "no longer needed",
+                                    (value("no longer needed", "no longer need"), value("ordered by mistake", "by mistake")),
+                                    ("reason", "since"), ()),
+        "return.items": SlotDomain("return.items", [lamp], (LegalValue([lamp], ("lamp",), members=frozenset({lamp})),),
+                                   ("items",), parts=(Member(lamp, ("lamp",)),)),
+    }, (Detail("operation", "request", ("cancel", "return"), true=True),))
+
+
+@pytest.mark.parametrize(("text", "structural"), [
+    ("Cancel order W1 and return the lamp, which I no longer need.", True),  # the lamp alone, or both?
+    ("Cancel order W1 and return the lamp since I no longer need them.", False),  # all of them
+    ("Cancel order W1, which I no longer need, and return the lamp.", False),
+    ("Return the lamp and cancel order W1, since I no longer need it.", False),
+])
+def test_a_clause_opened_after_another_operations_object_may_attach_to_it_alone(text, structural):
+    _, r = ground(cancel_and_return(), text)
+    assert r["cancel.reason"].structural is structural
+    assert r["cancel.reason"].state == ("ambiguous" if structural else "true")
