@@ -172,8 +172,8 @@ class Structure:
             k = starts.get(m.start)
             if k is None or x.slot == y.slot or x.identifier or y.identifier or x.parts or y.parts:
                 continue
-            if ctx.text[m.end:n.start].strip() or m.values != (x.truth_key,):
-                continue  # not adjacent, or not the true value
+            if ctx.text[m.end:n.start].strip() or m.values != (x.truth_key,) or words(n.text)[:1] in (("and",), ("or",)):
+                continue  # not adjacent, not the true value, or followed by another thing ("mesh back and a footrest")
             if ctx.toks[k].text in cues.NEGATORS:
                 continue  # "with no insurance and ...": a negator's reach, not a part
             a, _ = ctx.clause((k, k + 1))

@@ -460,6 +460,24 @@ def test_a_value_said_of_one_thing_after_like_operations_belongs_to_the_last(tex
     assert r["cancel.reason"].state == first and r["cancel.reason"].structural is (first == "ambiguous")
 
 
+def chair() -> Domains:
+    """An office chair: white, with a mesh back (a feature), the footrest style."""
+    return Domains({
+        "color": SlotDomain("color", "white", (value("white"), value("black")), ("color", "colour"), ()),
+        "back": SlotDomain("back", "mesh back", (value("mesh back"),), ("feature",), ()),
+        "style": SlotDomain("style", "with footrest", (value("with footrest", "and a footrest", "footrest"),
+                                                       value("without footrest")), ("style",), ()),
+    })
+
+
+def test_a_modifier_before_a_part_is_structural_and_the_part_is_not():
+    """"With a white mesh back and a footrest": white may describe the back only (structural);
+    the back is no modifier of the footrest that follows it."""
+    _, r = ground(chair(), "Looking for an office chair with a white mesh back and a footrest.")
+    assert r["color"].state == "ambiguous" and r["color"].structural
+    assert r["back"].state == "true" and r["style"].state == "true"
+
+
 def cancel_and_return() -> Domains:
     """Cancel order W1 because it is no longer needed; return the lamp (its own operation)."""
     lamp = '{"p":"lamp"}'
