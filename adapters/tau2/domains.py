@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.tau2.variants import PRICE
-from adapters.tau2.forms import (BAG_NOUNS, BOUND_FORMS, OPERATION_FORMS, address_forms, count_forms, date_forms,
+from adapters.tau2.forms import (BAG_NOUNS, BOUND_FORMS, OPERATION_FORMS, address_forms, all_paid_forms, count_forms, date_forms,
                                   option_forms, option_names, order_content_forms, order_forms, payment_forms,
                                   product_forms, reservation_forms, scalar_forms)
 from miscue.canonical import canonical_json
@@ -148,6 +148,9 @@ def tau2_domains(adapter: Any, intent: Intent) -> Domains:
         else:
             values = [c.value, *alternatives]
             contents = (lambda v: order_content_forms(orders.get(v, {}))) if field == "order" else None
+            if field == "paid_bags":  # "add 2 bags, both paid": the paid count is the bag count said
+                bags = next((x.value for x in intent.conditions if x.slot == f"{label}.bags"), None)
+                contents = lambda v, b=bags: all_paid_forms(int(v)) if v == b else ()  # noqa: E731
             slots[c.slot] = SlotDomain(c.slot, c.value, _legal(values, lambda v, f=field: scalar_forms(f, v, user), contents),
                                        FIELD_NAMES.get(field, (field,)), anchors,
                                        ordered=adapter.is_ordered_slot(intent, c.slot),

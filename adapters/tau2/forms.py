@@ -260,10 +260,18 @@ def count_forms(n: int, nouns: tuple[str, ...], uncounted: bool = False) -> tupl
     elif uncounted:
         forms += [noun for noun in nouns if noun.endswith("s")]
     if nouns and nouns[0] == "paid bags" and n > 0:  # "add 2 checked bags, both paid"
-        forms += [f"{n} paid", "all paid", "all of them paid"] + (["both paid", "both of them paid"] if n == 2 else [])
+        forms += [f"{n} paid"] + (["both paid", "both of them paid"] if n == 2 else [])
     if n == 1:
         forms += [f"a {nouns[0].rstrip('s')}", f"one {nouns[0].rstrip('s')}"]
     return tuple(forms)
+
+
+def all_paid_forms(n: int) -> tuple[str, ...]:
+    """Every added bag paid for, said without a count ("add 2 checked bags, both paid", "... that
+    I'll pay for"): forms of the paid count equal to the bag count said, not of every count."""
+    forms = ["all paid", "all of them paid", "that i'll pay for", "which i'll pay for", "i'll pay for them",
+             "i'll pay for all of them", "i will pay for them", "paying for them"]
+    return tuple(forms + (["i'll pay for both"] if n == 2 else []))
 
 
 #: no checked bag, said without a count or a bag noun

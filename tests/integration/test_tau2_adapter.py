@@ -10,6 +10,7 @@ import pytest
 from miscue.host import NotExecutable
 from adapters.tau2.exec import NaiveExecutor, ToolCall
 from miscue.schema import Condition
+from flows.registry import adapter_for
 from verifiers.reading import read
 
 
@@ -208,3 +209,17 @@ def test_the_cheapest_item_is_also_told_by_an_option_only_that_variant_takes(ret
     assert state.state == "true" and state.said() == "smart sensors"
     assert read(retail, intent, text.replace("ionic one with smart sensors", "ionic one"))["modify_items.item1.price"].state \
         == "open"
+
+
+def test_every_added_bag_paid_is_the_bag_count_said():
+    """Airline task 33 adds 2 checked bags, both paid: "add 2 checked bags, all paid" and "... that
+    I'll pay for" say a paid count of 2 -- not any count (they were forms of 1, 2 and 3 alike, so
+    the paid count read as ambiguous or, for the relative clause, as never said)."""
+    airline = adapter_for("tau2-airline")
+    intent = airline.validate(next(s for s in airline.load_seeds() if s.task_id == "33")).intent
+    head = "yara_garcia_1905, on HXDUBJ move the outbound to HAT072 on May 19 and the return to HAT278 on May 23, economy, "
+    for said in ("and add 2 checked bags, all paid", "and add 2 checked bags that I'll pay for", "and 2 checked bags, 2 paid"):
+        state = read(airline, intent, f"{head}{said}, gift card ending 1833 for everything.")["change_bags.paid_bags"]
+        assert state.state == "true" and state.values == ("2",), said
+    paid = airline.value_domains(intent)["change_bags.paid_bags"]
+    assert all("all paid" not in v.heard for v in paid.values[1:])
