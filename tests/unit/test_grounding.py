@@ -63,6 +63,12 @@ def ground(domains: Domains, text: str):
     return g, states(g, domains)
 
 
+def assert_attachment(state, structural: bool) -> None:
+    """The requirement's true value is said; ``structural``: where it attaches is ambiguous."""
+    assert state.structural is structural
+    assert state.state == ("ambiguous" if structural else "true")
+
+
 # --------------------------------------------------------------------------------- text
 def test_a_slot_finds_its_values_by_canonical_key():
     # 1 and 1.0 are distinct JSON values; of two equal values the first is the one found
@@ -188,8 +194,7 @@ def lines(lamp_color_too: bool = False) -> Domains:
 ])
 def test_a_value_after_two_coordinated_parts_may_attach_to_either(text, structural):
     _, r = ground(lines(), text)
-    assert r["lamp.color"].structural is structural
-    assert r["lamp.color"].state == ("ambiguous" if structural else "true")
+    assert_attachment(r["lamp.color"], structural)
 
 
 def test_a_value_both_coordinated_parts_take_is_said_for_both():
@@ -500,5 +505,4 @@ def cancel_and_return() -> Domains:
 ])
 def test_a_clause_opened_after_another_operations_object_may_attach_to_it_alone(text, structural):
     _, r = ground(cancel_and_return(), text)
-    assert r["cancel.reason"].structural is structural
-    assert r["cancel.reason"].state == ("ambiguous" if structural else "true")
+    assert_attachment(r["cancel.reason"], structural)
