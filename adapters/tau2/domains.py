@@ -188,8 +188,10 @@ def _told_by_other_options(adapter: Any, intent: Intent, prefix: str, product: d
     ("switch the running shoes to black": the one black pair is synthetic; "the 20MP with SD card
     storage": the one such camera zooms 3x). A value telling several requirements this way tells
     none (each would be said only given the others: "a black laptop" does not state its RAM and
-    its screen size at once), and a value the item the customer has now also takes describes that
-    item, not the new one."""
+    its screen size at once) -- unless the value alone, among every available variant, names the
+    new item ("the fantasy jigsaw" when the one available fantasy puzzle has 1000 pieces and is
+    intermediate): then it tells all of them. A value the item the customer has now also takes
+    describes that item, not the new one."""
     given = {c.slot[len(prefix):]: c.value for c in intent.conditions if c.slot.startswith(prefix) and c.op == "="}
     others = {o: adapter.resolved(intent, prefix + o) for o in _option_names(adapter, product) if o not in given}
     now = [line["options"] for line in order.get("items", []) if line.get("name") == product.get("product")]
@@ -210,8 +212,13 @@ def _told_by_other_options(adapter: Any, intent: Intent, prefix: str, product: d
                 told = bool(fitting) and all(v.get(option) == truth for v in fitting)
             if told and not any(v in now for v in fitting):
                 tells.append(option)
-        if len(tells) == 1:
-            out[tells[0]] = out.get(tells[0], ()) + option_forms(other, value)
+        alone = [v for v in variants if v.get(other) == value]
+        if alone and all(v == chosen for v in alone) and chosen not in now:
+            tells = list(given)  # the value alone names the variant ("the fantasy one"): it tells the whole item
+        elif len(tells) > 1:
+            tells = []  # each only given the others: none
+        for option in tells:
+            out[option] = out.get(option, ()) + option_forms(other, value)
     return out
 
 

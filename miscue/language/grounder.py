@@ -162,7 +162,9 @@ class Grounder:
         """The slot(s) a mention belongs to.
 
         - An identifier (an order, a reservation, a card) belongs to the requirements it is the
-          true value of (ids anchor themselves; two operations on one order share it).
+          true value of (ids anchor themselves; two operations on one order share it); so does a
+          value that is the true value of every candidate when all are requirements of one thing
+          (one item's options told by "the fantasy one").
         - A value said once for all ("both to economy", "cancel both"), in a sentence of its own
           ("PayPal for any differences.") or in one clause with every candidate's words ("update
           my default address and the shipping address to ...") belongs to every candidate whose
@@ -180,6 +182,8 @@ class Grounder:
         owners = [d.slot for d in doms if d.truth_key in keys]
         if all(d.identifier for d in doms) and owners and (len(owners) == 1 or not any(d.instrument for d in doms)):
             return tuple(owners)
+        if len(owners) == len(slots) and doms[0].anchors and all(d.anchors == doms[0].anchors and not d.identifier for d in doms):
+            return tuple(owners)  # the true value of every requirement of one thing ("the fantasy one" names the puzzle)
         shared = set.intersection(*(set(ctx.cue_pos.get(s, ())) for s in slots))
         if len(owners) > 1 and len(ctx.local(span, slots, shared)) != 1 and (
                 ctx.distributive(span) or not ctx.cued_here(span, slots, shared) or (

@@ -223,3 +223,20 @@ def test_every_added_bag_paid_is_the_bag_count_said():
         assert state.state == "true" and state.values == ("2",), said
     paid = airline.value_domains(intent)["change_bags.paid_bags"]
     assert all("all paid" not in v.heard for v in paid.values[1:])
+
+
+def test_a_value_that_alone_names_the_new_item_tells_all_its_requirements(retail):
+    """Retail task 107 exchanges Yara Ito's jigsaw for the 1000-piece intermediate fantasy
+    puzzle, the one available fantasy puzzle: "the fantasy one" tells both its piece count and
+    its difficulty, and "the 1000-piece fantasy one" conveys the difficulty it never names. In
+    task 93 "black" still tells nothing: four available laptops are black."""
+    intent = retail.validate(next(s for s in retail.load_seeds() if s.task_id == "107")).intent
+    domains = retail.value_domains(intent)
+    for option in ("pieces", "difficulty level"):
+        assert domains[f"exchange#2.item1.{option}"].true_value.recognised == ("fantasy",)
+    text = ("yara ito, zip 75284. Exchange the hiking boots from #W1304208 for a new pair in size 10, and the jigsaw "
+            "from #W8353027 for the 1000-piece fantasy one. PayPal for both.")
+    state = read(retail, intent, text)["exchange#2.item1.difficulty level"]
+    assert state.state == "true" and state.said() == "fantasy"
+    laptop = retail.validate(next(s for s in retail.load_seeds() if s.task_id == "93")).intent
+    assert not retail.value_domains(laptop)["exchange.item1.ram"].true_value.recognised
