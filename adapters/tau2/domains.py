@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters.tau2.forms import (BAG_NOUNS, BOUND_FORMS, HEARD_SYNONYMS, OPERATION_FORMS, address_forms, all_paid_forms,
+                                  count_forms, date_forms, option_forms, option_names, order_content_forms, order_forms,
+                                  payment_forms, product_forms, reservation_forms, scalar_forms)
 from adapters.tau2.variants import PRICE
-from adapters.tau2.forms import (BAG_NOUNS, BOUND_FORMS, OPERATION_FORMS, address_forms, all_paid_forms, count_forms, date_forms,
-                                  option_forms, option_names, order_content_forms, order_forms, payment_forms,
-                                  product_forms, reservation_forms, scalar_forms)
 from miscue.canonical import canonical_json
 from miscue.language import Detail, Domains, LegalValue, Member, SlotDomain
 from miscue.schema import Intent
@@ -114,7 +114,8 @@ def tau2_domains(adapter: Any, intent: Intent) -> Domains:
                 order = orders.get(orders_of.get(label) or held_of.get(label, ""), {})
                 told[prefix] = _told_by_other_options(adapter, intent, prefix, product, order)
             telling = told[prefix].get(option, ()) if c.op == "=" else ()
-            legal = _legal(values, lambda v, o=option: option_forms(o, v), lambda v, t=c.value, f=telling: f if v == t else ())
+            legal = _legal(values, lambda v, o=option: option_forms(o, v),
+                           lambda v, t=c.value, f=telling, o=option: (f if v == t else ()) + HEARD_SYNONYMS.get((o, v), ()))
             if c.op in BOUND_FORMS:  # the truth is a bound: said with its own words around the value's forms
                 said = tuple(b.format(f) for f in legal[0].forms[:4] for b in BOUND_FORMS[c.op])
                 legal = (LegalValue(c.value, said + legal[0].forms), *legal[1:])

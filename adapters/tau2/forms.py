@@ -55,6 +55,16 @@ VALUE_SYNONYMS = {
     ("price", "highest"): ("the most expensive", "most expensive", "priciest", "highest price", "highest priced",
                            "top of the line"),
 }
+#: (option, value) -> words readers hear for it but writers are not offered: names customers use
+#: that several values share ("works with Home": Google Home or Apple Home) -- a text saying only
+#: that is ambiguous, and a writer should not be led to it
+HEARD_SYNONYMS = {
+    ("compatibility", "Google Assistant"): ("google home", "works with home", "work with home", "compatible with home",
+                                            "home compatible"),
+    ("compatibility", "Apple HomeKit"): ("homekit", "apple home", "works with home", "work with home",
+                                         "compatible with home", "home compatible"),
+    ("compatibility", "Amazon Alexa"): ("alexa", "amazon echo", "echo"),
+}
 #: a bound on an ordered option ("i7 or above"): the ways a customer says it, around the value's own forms
 BOUND_FORMS = {">=": ("{} or above", "{} or higher", "{} or better", "{} or more", "at least {}", "{} and up", "minimum {}"),
                "<=": ("{} or below", "{} or lower", "{} or less", "at most {}", "up to {}", "no more than {}", "maximum {}")}

@@ -240,3 +240,18 @@ def test_a_value_that_alone_names_the_new_item_tells_all_its_requirements(retail
     assert state.state == "true" and state.said() == "fantasy"
     laptop = retail.validate(next(s for s in retail.load_seeds() if s.task_id == "93")).intent
     assert not retail.value_domains(laptop)["exchange.item1.ram"].true_value.recognised
+
+
+def test_works_with_home_fits_google_home_and_apple_home(retail):
+    """Retail task 1 wants a thermostat compatible with Google Assistant: "the model that works
+    with Home" fits Google Home and Apple Home (HomeKit), both sold -- a lexical ambiguity -- while
+    "Google Home" names the truth. Readers hear these names; writers are not offered them."""
+    from miscue.planning import Planner
+
+    intent = retail.validate(next(s for s in retail.load_seeds() if s.task_id == "1")).intent
+    head = "Yusuf Rossi, 19122. From order #W2378156 exchange the smart thermostat for the model that "
+    state = read(retail, intent, head + "works with Home.")["exchange.item1.compatibility"]
+    assert state.state == "ambiguous" and set(state.values) == {'"Google Assistant"', '"Apple HomeKit"'}
+    assert read(retail, intent, head + "works with Google Home.")["exchange.item1.compatibility"].state == "true"
+    writer = next(r for r in Planner(retail).requirements(intent) if r.slot == "exchange.item1.compatibility")
+    assert "google home" not in writer.says
