@@ -172,7 +172,7 @@ class Evaluation:
                 "per_type": scores(lambda o: o.item.true_type), "per_benchmark": scores(lambda o: o.item.benchmark),
                 "per_type_by_split": {s: _per_type(g) for s, g in sorted(_group(self.outcomes, lambda o: o.item.split).items())},
                 "verdict_codes": dict(confusion.most_common()), "extractor_agreement": agreement,
-                "errors": [{"id": o.item.id, "expected": o.item.expected, "true_type": o.item.true_type,
+                "errors": [{"id": o.item.id, "split": o.item.split, "expected": o.item.expected, "true_type": o.item.true_type,
                             "found_type": o.found_type, "code": o.code} for o in self.outcomes if o.fp or o.fn]}
 
 

@@ -42,6 +42,16 @@ def test_scores_per_split_type_and_benchmark(tmp_path):
     assert table.exit_code == 0 and "per fault type" in table.output and "precision" in table.output
 
 
+def test_each_error_names_its_split(tmp_path):
+    """A missed row says which part it belongs to, so a developer listing the errors can keep
+    away from the held-back ones (the id says nothing about the split)."""
+    missed = {**ADMIT, "id": "x-4", "split": "heldout", "text": CLEAN["text"]}  # claims a fault the text lacks
+    labelled = write(tmp_path / "set.jsonl", [ADMIT, missed])
+    res = runner.invoke(app, ["eval-verifier", str(labelled), "--json", "--artifacts", str(tmp_path / "art")])
+    assert res.exit_code == 0, res.output
+    assert [(e["id"], e["split"]) for e in json.loads(res.stdout)["errors"]] == [("x-4", "heldout")]
+
+
 @pytest.mark.parametrize("rows,named", [
     ([ADMIT, "{not json", CLEAN], "line 2: not valid JSON"),
     ([ADMIT, {**CLEAN, "text": ""}], "line 2: text"),
