@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from miscue.language.text import Token
 
@@ -44,6 +45,16 @@ class Context:
     period: list[int]  # the sentence index up to full stops only (semicolons do not end it)
     covered: set[int] = field(default_factory=set)  # tokens inside a value mention found so far
     listed: set[int] = field(default_factory=set)  # tokens of identifier mentions (a list of ids is not a clause break)
+
+    @cached_property
+    def starts(self) -> dict[int, int]:
+        """The token index at each character offset where a token starts (a mention's first token)."""
+        return {t.start: k for k, t in enumerate(self.toks)}
+
+    @cached_property
+    def ends(self) -> dict[int, int]:
+        """The token index at each character offset where a token ends (a mention's last token)."""
+        return {t.end: k for k, t in enumerate(self.toks)}
 
     def distributive(self, span: tuple[int, int]) -> bool:
         """The mention's sentence says the value holds for several things ("both to economy", "all

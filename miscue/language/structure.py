@@ -80,16 +80,14 @@ class Structure:
         """"Downgrade the business bookings to economy": of two values of one requirement in a
         sentence, the one after "to"/"into"/"for" is wanted, the earlier one is what the
         customer has now."""
-        starts = {t.start: k for k, t in enumerate(ctx.toks)}
-        ends = {t.end: k for k, t in enumerate(ctx.toks)}
         wanted = [m for m in out.mentions if m.kind in ("value", "vague") and m.slots
                   and all(self.domains[s].has_current for s in m.slots)]
         for later in wanted:
-            k = starts.get(later.start)
+            k = ctx.starts.get(later.start)
             if k is None or k == 0:
                 continue
             for i, earlier in enumerate(out.mentions):
-                e = ends.get(earlier.end)
+                e = ctx.ends.get(earlier.end)
                 if (earlier.kind != "value" or earlier not in wanted or earlier.in_premise or e is None
                         or not set(earlier.slots) <= set(later.slots) or set(earlier.values) & set(later.values)
                         or earlier.end > later.start or ctx.sentence[e] != ctx.sentence[k]):
@@ -105,9 +103,10 @@ class Structure:
         # the wanted value names no item being given back: "exchange the IPX7 earbuds for a pair with IPX4"
         for n in [n for n in out.mentions if n.kind == "member" and any(
                 w in wanted and (w.start, w.end) == (n.start, n.end) for w in out.mentions)]:
-            k = starts.get(n.start)
-            given = [ends[m.end] for m in out.mentions if m.kind == "member" and not m.weak and set(m.slots) == set(n.slots)
-                     and m.end <= n.start and m.end in ends and k is not None and ctx.sentence[ends[m.end]] == ctx.sentence[k]]
+            k = ctx.starts.get(n.start)
+            given = [ctx.ends[m.end] for m in out.mentions
+                     if m.kind == "member" and not m.weak and set(m.slots) == set(n.slots) and m.end <= n.start
+                     and m.end in ctx.ends and k is not None and ctx.sentence[ctx.ends[m.end]] == ctx.sentence[k]]
             if given and _TRANSITIONS & {t.text for t in ctx.toks[min(given) + 1:k]}:
                 out.mentions.remove(n)
 
@@ -115,10 +114,8 @@ class Structure:
     def _excluded_parts(out: Grounding, ctx: Context) -> None:
         """"Everything except the espresso machine", "the pet bed stays": a part named to be left
         out is not one of the parts asked for."""
-        starts = {t.start: k for k, t in enumerate(ctx.toks)}
-        ends = {t.end: k for k, t in enumerate(ctx.toks)}
         for m in [m for m in out.mentions if m.kind == "member"]:
-            a, b = starts.get(m.start), ends.get(m.end)
+            a, b = ctx.starts.get(m.start), ctx.ends.get(m.end)
             if a is None or b is None:
                 continue
             before = " ".join(t.text for t in ctx.toks[max(0, a - 3):a])
@@ -132,14 +129,13 @@ class Structure:
         travel insurance and checked bags": a value coordinated right after a negated one may
         be negated too (the negator attaches to one or to both), so it is ambiguous between its
         own reading and its negation."""
-        starts = {t.start: k for k, t in enumerate(ctx.toks)}
-        ends = {t.end: k for k, t in enumerate(ctx.toks)}
         negated_at: list[int] = []  # token index where a negated value ends
-        owned = {k: m for m in out.mentions if m.kind == "value" for k in range(starts.get(m.start, 0), ends.get(m.end, -1) + 1)}
+        owned = {k: m for m in out.mentions if m.kind == "value"
+                 for k in range(ctx.starts.get(m.start, 0), ctx.ends.get(m.end, -1) + 1)}
         for i, m in enumerate(out.mentions):
             if m.kind != "value" or len(m.slots) != 1:
                 continue
-            a, b = starts.get(m.start), ends.get(m.end)
+            a, b = ctx.starts.get(m.start), ctx.ends.get(m.end)
             if a is None or b is None:
                 continue
             said = tuple(t.text for t in ctx.toks[a:b + 1])
@@ -165,11 +161,10 @@ class Structure:
         """"A shirt with a navy chest pocket": a value said right before another requirement's
         words inside a "with" phrase may describe that part only, not the whole thing (the
         modifier attaches to either): its reading is structural."""
-        starts = {t.start: k for k, t in enumerate(ctx.toks)}
         values = sorted((m for m in out.mentions if m.kind == "value" and len(m.slots) == 1), key=lambda m: m.start)
         for m, n in zip(values, values[1:]):
             x, y = self.domains[m.slots[0]], self.domains[n.slots[0]]
-            k = starts.get(m.start)
+            k = ctx.starts.get(m.start)
             if k is None or x.slot == y.slot or x.identifier or y.identifier or x.parts or y.parts:
                 continue
             if ctx.text[m.end:n.start].strip() or m.values != (x.truth_key,) or words(n.text)[:1] in (("and",), ("or",)):
@@ -185,11 +180,10 @@ class Structure:
         """"The new switch type and the old switch type should be clicky", "the cabin and the other
         cabin ...": a value said for a coordination of the requirement's thing and another one
         like it may attach to either: its reading is structural."""
-        starts = {t.start: k for k, t in enumerate(ctx.toks)}
         for i, m in enumerate(out.mentions):
             if m.kind != "value" or len(m.slots) != 1:
                 continue
-            k = starts.get(m.start)
+            k = ctx.starts.get(m.start)
             if k is None:
                 continue
             a, b = ctx.clause((k, k + 1))
@@ -231,22 +225,20 @@ class Structure:
         operations, in a clause that speaks of one thing, belongs to the last of them; whether it
         also holds for the earlier ones is a matter of attachment, so for those its reading is
         structural ("since I no longer need them" holds for all: not singular)."""
-        starts = {t.start: k for k, t in enumerate(ctx.toks)}
-        ends = {t.end: k for k, t in enumerate(ctx.toks)}
         for m in list(out.mentions):
-            if m.kind != "value" or len(m.slots) < 2 or m.in_premise or m.scoped or m.start not in starts:
+            if m.kind != "value" or len(m.slots) < 2 or m.in_premise or m.scoped or m.start not in ctx.starts:
                 continue
             labels, fields = {s.partition(".")[0] for s in m.slots}, {s.partition(".")[2] for s in m.slots}
-            if (len(fields) != 1 or "" in fields or len(labels) != len(m.slots) or m.end not in ends
+            if (len(fields) != 1 or "" in fields or len(labels) != len(m.slots) or m.end not in ctx.ends
                     or len({lab.partition("#")[0] for lab in labels}) != 1 or self.domains[m.slots[0]].identifier):
                 continue  # one requirement of several like operations ("the reason" of two cancellations), no id
             if any(o is not m and o.kind == "value" and set(o.slots) & set(m.slots) for o in out.mentions):
                 continue  # said for each of them ("cancel #A since ..., and #B because ...")
-            k0 = starts[m.start]
+            k0 = ctx.starts[m.start]
             verbs = [k for k in range(k0) if ctx.toks[k].text in cues.REQUEST_VERBS and ctx.sentence[k] == ctx.sentence[k0]]
             if not verbs or not {"and", "well", "plus"} & {t.text for t in ctx.toks[verbs[0]:k0]}:
                 continue  # not after a request for several ("Cancel my other order - I have no use for it")
-            if not ctx.singular((starts[m.start], ends[m.end] + 1)):
+            if not ctx.singular((ctx.starts[m.start], ctx.ends[m.end] + 1)):
                 continue
             *first, last = sorted(m.slots, key=_operation_index)
             out.mentions[out.mentions.index(m)] = replace(m, slots=(last,))
@@ -257,7 +249,6 @@ class Structure:
         need": a value of one operation said in a clause opened right after what another
         operation acts on ("which", "since", "as I ...") may attach to that nearer thing alone,
         or to everything before it: its reading is structural ("since I no longer need them": all)."""
-        starts = {t.start: k for k, t in enumerate(ctx.toks)}
         things = [n for n in out.mentions if n.kind in ("value", "member") and not n.in_premise and len(n.slots) == 1
                   and (self.domains[n.slots[0]].parts or self.domains[n.slots[0]].identifier)
                   and not self.domains[n.slots[0]].instrument]
@@ -270,18 +261,17 @@ class Structure:
                 continue  # said right after its own operation's object
             opener = words(out.text[before[-1].end:m.start])
             own = [n for n in before if n.slots[0].partition(".")[0] == label]
-            if not (own and 0 < len(opener) <= 4 and opener[0] in _RELATIVE and m.start in starts):
+            if not (own and 0 < len(opener) <= 4 and opener[0] in _RELATIVE and m.start in ctx.starts):
                 continue
-            a, b = ctx.clause((starts[m.start], starts[m.start] + 1))
+            a, b = ctx.clause((ctx.starts[m.start], ctx.starts[m.start] + 1))
             if not any(t.text in DISTRIBUTIVE | PLURAL for t in ctx.toks[a:b]):
                 out.mentions[i] = replace(m, scoped=True)
 
     def _names_not_values(self, out: Grounding, ctx: Context) -> None:
         """"Update the checked bags": words every count shares, after a definite article, name the
         requirement, they do not give it a value."""
-        starts = {t.start: k for k, t in enumerate(ctx.toks)}
         for m in list(out.mentions):
-            k = starts.get(m.start)
+            k = ctx.starts.get(m.start)
             if (m.kind == "value" and k and len(m.values) > 1 and len(m.slots) == 1 and self.domains[m.slots[0]].ordered
                     and not any(c.isdigit() for c in m.text) and ctx.toks[k - 1].text in ("the", "my", "those", "these", "your")):
                 out.mentions.remove(m)
@@ -309,15 +299,13 @@ class Structure:
     def _elided_requests(self, out: Grounding, ctx: Context) -> list[tuple[int, int]]:
         """Requests said without a request phrase: "keyboard to full size" (a wanted value right
         after "to"), "on order #W1 switch the camera ..." (a request verb right after an id)."""
-        starts = {t.start: k for k, t in enumerate(ctx.toks)}
-        ends = {t.end: k for k, t in enumerate(ctx.toks)}
         found = []
         for m in out.mentions:
-            k = starts.get(m.start)
+            k = ctx.starts.get(m.start)
             if m.kind == "value" and k and ctx.toks[k - 1].text in ("to", "into") and m.slots \
                     and any(self.domains[s].has_current for s in m.slots):
                 found.append((ctx.toks[k - 1].start, m.end))
-            e = ends.get(m.end)
+            e = ctx.ends.get(m.end)
             if m.kind == "value" and e is not None and e + 1 < len(ctx.toks) and m.slots \
                     and all(self.domains[s].identifier for s in m.slots) and ctx.toks[e + 1].text in cues.REQUEST_VERBS:
                 found.append((ctx.toks[e + 1].start, ctx.toks[e + 1].end))
