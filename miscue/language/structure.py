@@ -34,6 +34,13 @@ _JOINED = {("and",), ("and", "the"), ("and", "my"), ("and", "also", "the")}
 _RELATIVE = {"which", "that", "since", "as", "because", "cause", "cuz"}
 _THEN = {"to", "for", "into", "with", "the", "a", "an", "new", "both", "some"}
 
+#: who a count may be for, one by one ("for me and Noah", "for my wife and me", "for the two of us"),
+#: and the words that settle whether it is per person or in all ("each", "in total")
+_PARTY = {"me", "myself", "us", "my", "wife", "husband", "son", "daughter", "kids", "children", "partner", "friend",
+          "mom", "dad", "mother", "father", "brother", "sister", "both", "all", "of", "the", "two", "three", "four",
+          "people", "others", "companions", "2", "3", "4"}
+_SETTLED = {"each", "apiece", "per", "total", "altogether", "combined", "overall", "between", "every", "everyone"}
+
 #: words that leave the part after them out ("all but the kettle"), or after it ("the pet bed stays")
 _EXCEPT_BEFORE = re.compile(r"\b(?:except|excluding|but not|other than|apart from|minus|not including)(?: for)?(?: the| my)?$")
 _KEPT_AFTER = re.compile(r"(?:stays|stay|is staying|can stay|i(?:ll| will)? keep|im keeping|i am keeping)\b")
@@ -72,6 +79,7 @@ class Structure:
         self._after_coordination(out)
         self._said_of_the_last(out, ctx)
         self._relative_after_another(out, ctx)
+        self._count_for_several(out, ctx)
         self._unknown_values(out, ctx)
         self._names_not_values(out, ctx)
         out.requests = sorted({*out.requests, *self._elided_requests(out, ctx)})
@@ -266,6 +274,32 @@ class Structure:
             a, b = ctx.clause((ctx.starts[m.start], ctx.starts[m.start] + 1))
             if not any(t.text in DISTRIBUTIVE | PLURAL for t in ctx.toks[a:b]):
                 out.mentions[i] = replace(m, scoped=True)
+
+    def _count_for_several(self, out: Grounding, ctx: Context) -> None:
+        """"Add two checked bags for me and Noah": a count said for several people may be the count
+        for all of them or for each (four bags); unless its sentence settles it ("one each", "in
+        total"), its reading is structural. A number among the people ("the two of us") counts
+        them, it is no value."""
+        for m in list(out.mentions):
+            if (m.kind != "value" or len(m.slots) != 1 or m.scoped or m.in_premise or m.end not in ctx.ends
+                    or not self.domains[m.slots[0]].ordered or not ctx.toks[ctx.starts[m.start]].text.isdigit()):
+                continue  # a count or an amount said as a number ("two checked bags", "$150"), not "size 9"
+            k = ctx.ends[m.end] + 1
+            if k >= len(ctx.toks) or ctx.toks[k].text != "for":
+                continue
+            _, b = ctx.clause((k, k + 1))
+            party: list[str] = []  # the words after "for" that name people, "and" included
+            for t in ctx.toks[k + 1:b]:
+                said = ctx.text[t.start:t.end]
+                if t.text not in _PARTY and t.text != "and" and not (said.istitle() and said.isalpha()):  # "Noah"
+                    break
+                party.append(t.text)
+            several = "and" in party[1:-1] or ("us" in party and party[0] in ("both", "all", "the"))
+            if not several or _SETTLED & {t.text for i, t in enumerate(ctx.toks) if ctx.sentence[i] == ctx.sentence[k]}:
+                continue
+            out.mentions[out.mentions.index(m)] = replace(m, scoped=True)
+            a, b = ctx.toks[k + 1].start, ctx.toks[k + len(party)].end
+            out.mentions = [n for n in out.mentions if not (a <= n.start and n.end <= b and n.slots == m.slots)]
 
     def _names_not_values(self, out: Grounding, ctx: Context) -> None:
         """"Update the checked bags": words every count shares, after a definite article, name the

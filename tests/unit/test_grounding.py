@@ -506,3 +506,31 @@ def cancel_and_return() -> Domains:
 def test_a_clause_opened_after_another_operations_object_may_attach_to_it_alone(text, structural):
     _, r = ground(cancel_and_return(), text)
     assert_attachment(r["cancel.reason"], structural)
+
+
+def bags_for_two() -> Domains:
+    """Two checked bags on a reservation, in economy."""
+    return Domains({
+        "bags": SlotDomain("bags", 2, (value(2, "2 checked bags", "two checked bags"), value(1, "1 checked bag"),
+                                       value(3, "3 checked bags")), ("bags", "bag"), ordered=True),
+        "cabin": SlotDomain("cabin", "economy", (value("economy"), value("business")), ("cabin", "class"), ordered=True),
+    })
+
+
+@pytest.mark.parametrize(("text", "structural"), [
+    ("Add two checked bags for me and Noah.", True),  # two in all, or two each?
+    ("Please add 2 checked bags for my wife and me, in economy.", True),
+    ("Add two checked bags for the two of us.", True),
+    ("Add two checked bags for me and Noah, one each.", False),  # settled: per person
+    ("Add two checked bags in total for me and Noah.", False),
+    ("Add two checked bags for me.", False),  # one person
+    ("Add two checked bags for the trip and keep economy.", False),
+])
+def test_a_count_said_for_several_people_may_be_per_person(text, structural):
+    _, r = ground(bags_for_two(), text)
+    assert_attachment(r["bags"], structural)
+
+
+def test_a_value_that_is_not_a_count_is_not_shared_out():
+    _, r = ground(bags_for_two(), "Economy for me and Noah, and two checked bags in total.")
+    assert_attachment(r["cabin"], False)
