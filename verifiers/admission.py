@@ -147,11 +147,15 @@ def admit(adapter: Adapter, root: Intent, truth: GroundTruth, brief: WriterBrief
         return Admission(None if ok else _reject("presupposition_without_consequence"), readings)
 
     if cls in (ExtractionClass.withheld, ExtractionClass.marked):
-        if len(root.conditions) < 2:
-            return Admission(_reject("nothing_retained"))
-        r = _run(adapter, "slot_dropped", root.without(cond.slot))
-        ok = r.truth is not None and not r.truth.empty and r.truth.hash != truth.hash
-        return Admission(None if ok else _reject("withhold_did_not_widen"), [r])
+        if len(root.conditions) < 2:  # nothing else is asked: every legal value it leaves open is a reading
+            readings = [_run(adapter, "value_left_open", root.with_condition(cond.with_value(v.value)))
+                        for v in domain.values if v.key != domain.truth_key]
+            if not readings:
+                return Admission(_reject("nothing_retained", "the requirement has no other legal value"))
+        else:
+            readings = [_run(adapter, "slot_dropped", root.without(cond.slot))]
+        ok = any(r.truth is not None and not r.truth.empty and r.truth.hash != truth.hash for r in readings)
+        return Admission(None if ok else _reject("withhold_did_not_widen"), readings)
 
     if cls == ExtractionClass.ambiguous:
         first = _run(adapter, "reading_1", root)

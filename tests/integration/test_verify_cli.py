@@ -153,3 +153,22 @@ def test_one_passenger_told_over_several_clauses_is_the_request_not_chatter(tmp_
     out = json.loads(res.stdout)
     assert out["admitted"], out["verdict"]
     assert {out["found"][who]["class"] for who in "ab"} == {"marked"}
+
+
+@pytest.mark.parametrize("task,text,slot,admitted", [
+    ("27", "ethan_martin_2396 here. My HAT039 flight from Atlanta to Seattle got delayed for hours; could you send me a "
+     "travel certificate for the trouble?", "certificate.amount", True),  # $150 the truth, $100 and $200 other states
+    ("19", "olivia_gonzalez_2305 - please cancel my reservation, thanks.", "cancel.reservation", False),  # one is cancellable
+])
+def test_the_one_requirement_withheld_is_read_as_every_value_it_leaves_open(tmp_path, task, text, slot, admitted):
+    """An intent with one requirement: withholding it leaves every legal value open. A travel
+    certificate of unsaid amount may be any amount (another state); "cancel my reservation" of a
+    customer whose other reservations the policy does not let cancel still means the one."""
+    res = runner.invoke(app, ["verify", text, "-b", "tau2-airline", "--task", task, "--json", "--artifacts", str(tmp_path),
+                              "-t", "insufficient_information", "--slot", slot])
+    out = json.loads(res.stdout)
+    assert out["admitted"] is admitted, out["verdict"]
+    readings = [r for s in out["steps"] if s["name"] == "admission" for r in s["detail"]["readings"]]
+    assert len(readings) >= 2 and {r["name"] for r in readings} == {"value_left_open"}
+    if not admitted:
+        assert out["verdict"]["code"] == "admit:withhold_did_not_widen"
