@@ -126,10 +126,14 @@ SETTLE = _rx(r"\b(?:settle for|make do with|go with|going with|accept|just get|i
                     r"i can take|take|switch to|use|choose|pick|get|do|fine with|ok with|okay with|happy with|"
                     r"works|is fine|will do|would do|is ok|is okay)\b")
 
+#: a need someone else says the customer has is hearsay, no request ("apparently I need ...",
+#: "my stylist says I need ...")
+_REPORTED = "".join(f"(?<!{w} )" for w in ("apparently", "apparently,", "says", "said", "thinks", "reckons"))
+
 #: a request: an ask, a wish, a question, or an imperative at the start of a sentence (not a verb
 #: whose subject is the customer: "I'll just book again on my own")
 REQUEST = _rx(
-    r"\b(?:i (?:also |really |still |just )?(?:want|need)|i'd (?:also |really |still |just )?like|"
+    r"\b(?:" + _REPORTED + r"i (?:also |really |still |just )?(?:want|need)|i'd (?:also |really |still |just )?like|"
     r"i would (?:also |really |still |just )?like|id like|i wanna|"
     r"(?:i'll|i will|i'd|i can|i could) (?:just )?(?:settle for|make do with)|i'm looking for|im looking for|i am looking for|"
     r"i'm after|i am after|"
@@ -192,7 +196,9 @@ FINITE = {"i", "we", "he", "she", "they", "is", "are", "was", "were", "am", "be"
           "will", "would", "should", "could", "can", "may", "might", "must", "shall", "wont", "wouldnt", "shouldnt",
           "couldnt", "cant", "got", "gets", "seems", "says", "said", "told", "im", "ive", "id", "ill", "its", "thats",
           "theres", "need", "needs", "want", "wants", "came", "arrived", "turned", "went", "broke",
-          "swears", "swore", "recommends", "recommended", "loves", "bought", "owns"}  # "a friend of mine swears by ..."
+          "swears", "swore", "recommends", "recommended", "loves", "bought", "owns",  # "a friend of mine swears by ..."
+          # verbs of state and opinion: "the budget stays under $100", "the 16.9 oz bottles seem right"
+          "stays", "remains", "goes", "seem", "feels", "feel", "sounds", "looks", "fits", "works", "matters"}
 #: words a clause opens with when it is a statement about someone or something
 SUBJECTS = {"i", "we", "you", "he", "she", "they", "it", "my", "our", "your", "his", "her", "their", "this", "that"}
 #: words that set a thing beside another like it ("the old one", "the other cabin")

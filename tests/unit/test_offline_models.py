@@ -347,6 +347,13 @@ HAND_WRITTEN = [
     # "I also need to ..." is one more thing asked for, not a detail added to a wish ("it also needs to be ...")
     ("none", None, "Please exchange the mechanical keyboard from order #W2378156 for a full size one with clicky switches. "
      "I also need the difference charged to my credit card ending in 7447."),
+    # a need someone else reports is no ask; a verb of state ("stays") makes a clause a statement, not a shorthand list
+    ("oblique", None, "The mechanical keyboard from order #W2378156 is done for. Apparently I need a full size one with "
+     "clicky switches, and the difference would go on my credit card ending in 7447."),
+    ("none", None, "Apparently clicky switches are the best, so please exchange the mechanical keyboard from order "
+     "#W2378156 for a full size clicky one, with the difference on my credit card ending in 7447."),
+    ("oblique", None, "The mechanical keyboard from order #W2378156 is the one going back. Clicky switches as always, and "
+     "the size stays full size; the difference goes on my credit card ending in 7447."),
     ("extras", None, "I'd like to exchange an item from a delivered order. The order is #W2378156, the item to "
      "exchange is the mechanical keyboard, the new switch type is clicky, the new keyboard size is full size and "
      "the payment method is my credit card ending in 7447. Also, it should ship by express courier."),

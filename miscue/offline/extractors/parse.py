@@ -38,6 +38,9 @@ _IMPERATIVE = re.compile(
     r"^(?:(?:and|also|then|so|just|now|ok|okay|hi|hello|hey|oh)\s+)*(?:cancel|exchange|return|change|switch|swap|book|"
     r"update|modify|send|refund|downgrade|upgrade|move|put|make|add|remove|replace|issue|give|find|get|buy|charge|bill|"
     r"pay|use|ship|set|reserve|rebook|fix|correct|show|pick|keep|credit|bump|grab|sort|ask|apply)\b")
+#: words that make what follows in the clause someone's report, not the customer's ask ("apparently I
+#: need ...", "the physio says I need ...")
+_HEARSAY = re.compile(r"\b(?:apparently|says|said|thinks|reckons|told me|according to)\b")
 _ASIDE = re.compile(r"\b(?:by the way|btw|fyi|side note|for the record|oh and|incidentally|just so you know|"
                     r"in case (?:that|it) matters|p\.?s\.?)\b|^(?:also|plus|oh)\b|\b(?:too|as well)$")
 _BARE_ASIDE = re.compile(r"\W*(?:also|plus|oh|and|btw|by the way|oh and|one more thing)\W*")
@@ -93,6 +96,12 @@ def _derived(a: str, b: str) -> bool:
     """One word is the other with an ending that makes another word ("small" / "smaller")."""
     short, long_ = sorted((a, b), key=len)
     return long_.startswith(short) and long_[len(short):] not in ("", "s", "es")
+
+
+def _asks(clause: str) -> bool:
+    """The clause asks for something: a request frame no report opens, or an imperative."""
+    return (any(not _HEARSAY.search(clause, 0, f.start()) for f in _FRAME.finditer(clause))
+            or _IMPERATIVE.match(clause) is not None)
 
 
 class FuzzyGrounder(Grounder):
@@ -226,7 +235,7 @@ class ParseExtractor(Extractor[_ParseView]):
     def request_stated(self, v: _ParseView) -> bool:
         if v.grounding.requests:  # shorthand lists and elided verbs the kernel recognises
             return True
-        return any(_FRAME.search(self._clause_low(v, c)) or _IMPERATIVE.match(self._clause_low(v, c)) for c in v.clauses)
+        return any(_asks(self._clause_low(v, c)) for c in v.clauses)
 
     def noise(self, v: _ParseView) -> str | None:
         """The longest run of clauses that names nothing of the request, when it is at least 25
