@@ -10,7 +10,8 @@ certificate"), an imperative after "but", "I'm after", a sign-off in another lan
 as an idiom ("won't break the bank"), "without any water resistance"; the reservation an operation
 acts on when no requirement names it ("downgrade all my business bookings, flights unchanged"), a
 message signed with the customer's name and e-mail, a move told over two clauses, a card named for
-the difference when no requirement asks for a payment, a hint whose clauses name the operation.
+the difference when no requirement asks for a payment, a hint whose clauses name the operation; and
+one written for this file: a condition put on the item ("and it needs to be a casual dress").
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ CASES = [
     ("webshop", "0", "Storage bookshelf in oak under $200, the 5-tier one if they make it.", "irrelevant_information", None,
      "irrelevant_information"),
     ("webshop", "1", "Please grab me some squat-proof leggings in XL under $60, with side pockets like my old pair had.",
+     "irrelevant_information", None, "irrelevant_information"),
+    ("webshop", "37", "A white dress with an elastic waist please, under $80 - and it needs to be a casual dress.",
      "irrelevant_information", None, "irrelevant_information"),
     ("webshop", "104", "Mediums allways sell out first, so I'll settle for a large - heavyweight cotton-blend hoodie, "
      "under 70 dollars.", "false_presupposition", "option:size", "false_presupposition"),

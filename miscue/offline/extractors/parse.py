@@ -46,7 +46,8 @@ _ASIDE = re.compile(r"\b(?:by the way|btw|fyi|side note|for the record|oh and|in
 _BARE_ASIDE = re.compile(r"\W*(?:also|plus|oh|and|btw|by the way|oh and|one more thing)\W*")
 _WISH = re.compile(r"\b(?:i'?d prefer|i would prefer|i'?d like it|make sure|ideally|preferably|if possible|"
                    r"would be (?:great|nice|good|ideal|a plus|a bonus)|(?:should|must|needs? to|has to|could) also|"
-                   r"(?<!\bi )(?<!\bwe )also (?:be|have|has|needs?|comes?))\b")
+                   r"(?<!\bi )(?<!\bwe )also (?:be|have|has|needs?|comes?)|"
+                   r"^(?:and |but )?(?:it|they|the \w+) (?:has to|have to|needs to|need to|must))\b")
 _REASON = re.compile(r"^(?:since|because|cause|so|if (?:they|you|it) (?:make|have|carry|sell|come|do|exist)|"
                      r"i look|my \w+ (?:is|has|are|says))\b")
 #: a condition or a precedent put on a wish inside its clause ("the 5-tier one if they make it", "like my old pair had")
