@@ -91,10 +91,15 @@ class Context:
     def same_clause(self, span: tuple[int, int], positions: Iterable[int], shared: set[int]) -> bool:
         """A cue (not a shared one) stands in the mention's clause, before or after it, with no
         clause break between (a list of ids is one clause: "upgrade A, B and C to business")."""
-        a, b = self.clause(span)
-        while a > 0 and a - 1 in self.listed:  # the clause goes on over a list of ids
-            a, _ = self.clause((a - 1, a))
+        a, b = self.listing(span)
         return any(a <= p < b for p in positions if p not in shared)
+
+    def listing(self, span: tuple[int, int]) -> tuple[int, int]:
+        """The mention's clause, gone on back over a list of ids ("upgrade A, B and C to business")."""
+        a, b = self.clause(span)
+        while a > 0 and a - 1 in self.listed:
+            a, _ = self.clause((a - 1, a))
+        return a, b
 
     def _break_before(self, k: int) -> bool:
         return k == 0 or breaks(self.text[self.toks[k - 1].end:self.toks[k].start])

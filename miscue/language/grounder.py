@@ -172,6 +172,8 @@ class Grounder:
           one - in black") or a singular pronoun in its clause ("cancel #A and #B as I no longer
           need it") leaves it to the nearest, and so do one candidate's own words in its clause
           ("all five to economy: JG7FMM refund to my Visa, ...").
+        - A value said after the things it is for, coordinated in its clause ("upgrade H8Q05L and
+          KC18K6 to business"), belongs to each of them whose true value it is.
         - Otherwise the nearest cues (names and anchors) win; cues every candidate shares (the
           request verb of two cancellations) tell nothing apart; a tie stays unattributed.
         """
@@ -189,6 +191,11 @@ class Grounder:
                 ctx.distributive(span) or not ctx.cued_here(span, slots, shared) or (
                     not ctx.singular(span) and all(ctx.same_clause(span, ctx.cue_pos.get(s, ()), shared) for s in owners))):
             return tuple(owners)
+        a, b = ctx.listing(span)
+        coordinated = [s for s in owners if any(a <= p < b for p in ctx.cue_pos.get(s, ()) if p not in shared)]
+        if len(coordinated) > 1 and not ctx.singular(span) and all(
+                p < span[0] for s in coordinated for p in ctx.cue_pos.get(s, ()) if p not in shared and a <= p < b):
+            return tuple(coordinated)  # "upgrade A and B to business": said after the things it is for, all in its clause
         dist = {s: ctx.distance(span, [p for p in ctx.cue_pos.get(s, ()) if p not in shared]) for s in slots}
         best = min(dist.values())
         winners = tuple(s for s in slots if dist[s] == best)

@@ -534,3 +534,25 @@ def test_a_count_said_for_several_people_may_be_per_person(text, structural):
 def test_a_value_that_is_not_a_count_is_not_shared_out():
     _, r = ground(bags_for_two(), "Economy for me and Noah, and two checked bags in total.")
     assert_attachment(r["cabin"], False)
+
+
+def three_upgrades() -> Domains:
+    """Three reservations, each upgraded to business."""
+    def cabin(res):
+        return SlotDomain(f"{res}.cabin", "business", (value("business"), value("economy")), ("cabin", "class"), (res,),
+                          ordered=True, has_current=True)
+
+    def reservation(res):
+        return SlotDomain(f"{res}.reservation", res, (value(res),), ("reservation", "booking"), (), identifier=True)
+    slots = {s.slot: s for res in ("A1X", "B2X", "C3X") for s in (cabin(res), reservation(res))}
+    return Domains(slots, (Detail("operation", "request", ("upgrade", "bump"), true=True),))
+
+
+def test_a_value_after_coordinated_things_is_said_for_each():
+    _, r = ground(three_upgrades(), "Cancel nothing. Upgrade A1X and B2X to business (A1X on my Visa), and bump C3X up to "
+                                    "something nicer.")
+    assert_attachment(r["A1X.cabin"], False)
+    assert_attachment(r["B2X.cabin"], False)
+    assert r["C3X.cabin"].state == "marked"
+    _, r = ground(three_upgrades(), "Upgrade A1X to business and B2X to economy.")
+    assert r["B2X.cabin"].state == "other"  # a value said before another thing is not said for it
