@@ -297,6 +297,8 @@ class Grounder:
                 named = [s for s in near if any(span[0] <= p < span[1] for p in cue_pos.get(s, ()))]
                 near = named or near  # "the card I normally use" names what it points at
                 slots = self._attribute(span, near, ctx) if near else ()
+                if kind == "referring" and (said := out.commented(a)) is not None:
+                    slots = said.slots  # "ship it to 380 Maple Drive ... (same as my old order)": it restates the value
                 if kind == "referring" and len(slots) == 1:
                     slots = self._alike_alone(span, slots[0], near, ctx, out)
                 out.mentions.append(Mention(kind, a, b, text[a:b], slots, in_premise=any(p <= a < q for p, q in out.premises),
@@ -366,3 +368,4 @@ class Grounder:
             return None
         best = max(found, key=lambda m: m.end - m.start)
         return next((d for d in self.domains.details if d.kind == kind and d.ref == best.ref), None)
+

@@ -4,8 +4,11 @@ whole text (its mentions, premises and requests)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
+
+from miscue.language.text import words
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,15 @@ class Grounding:
     def doubted(self, slot: str) -> set[str]:
         """Value keys the text mentions for ``slot`` inside a premise taken for granted."""
         return {v for m in self.touching(slot, "value") if m.in_premise for v in m.values}
+
+    def commented(self, start: int) -> Mention | None:
+        """The value a bracket opened right before ``start`` comments on: the last one said before
+        it, a few words back, in one sentence ("... CA 92101 (same as my old order)")."""
+        if not self.text[:start].rstrip().endswith("("):
+            return None
+        return next((n for n in sorted(self.mentions, key=lambda n: -n.end)
+                     if n.kind in ("value", "member") and n.slots and n.end <= start
+                     and len(words(self.text[n.end:start])) <= 6 and not re.search(r"[.;!?]", self.text[n.end:start])), None)
 
     def details(self, kind: str) -> list[Mention]:
         return [m for m in self.mentions if m.kind == kind]

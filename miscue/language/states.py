@@ -178,9 +178,20 @@ def states(g: Grounding, domains: Domains) -> TextReading:
 
 
 def _restated(m: Mention, g: Grounding, domains: Domains) -> bool:
-    """The pointer names one of its requirements ("the same flights") and a value of it follows
-    right after, set off by a comma, a colon, a dash or a bracket (not joined by "and")."""
+    """The pointer restates a value said next to it: the values of a requirement its words name follow
+    it as an apposition, set off by a comma, a colon, a dash or a bracket, not joined by "and"
+    ("on the same flights as my trip, HAT097 and HAT251"; "same flight as my May 10 trip
+    (HAT271)"); or it opens a bracket right after a value, which it comments on ("ship it to
+    380 Maple Drive, ..., CA 92101 (same as my old order)")."""
     said = set(words(m.text))
-    named = [s for s in m.slots if said & {w for name in domains[s].names for w in words(name)}]
-    return any(n.start >= m.end and _APPOSITION.fullmatch(g.text[m.end:n.start]) is not None
-               for s in named for n in g.touching(s, "value", "member"))
+    named = [s for s, d in domains.slots.items() if said & {w for name in d.names for w in words(name)}]
+    if any(n.start >= m.end and _apposed(g.text[m.end:n.start]) for s in named for n in g.touching(s, "value", "member")):
+        return True
+    return g.commented(m.start) is not None
+
+
+def _apposed(between: str) -> bool:
+    """The words between a pointer and a value set the value off as its apposition (a couple of
+    the pointer's own words may come first: "as my May 10 trip (HAT271)")."""
+    return _APPOSITION.fullmatch(between) is not None or (
+        len(words(between)) <= 2 and between.rstrip().endswith(("(", ":", ",")) and "and" not in words(between))

@@ -556,3 +556,14 @@ def test_a_value_after_coordinated_things_is_said_for_each():
     assert r["C3X.cabin"].state == "marked"
     _, r = ground(three_upgrades(), "Upgrade A1X to business and B2X to economy.")
     assert r["B2X.cabin"].state == "other"  # a value said before another thing is not said for it
+
+
+@pytest.mark.parametrize("text", [
+    "Book HAT1 and HAT2 on May 5 (same as my last trip), coach, no bags.",  # a bracket comments on the value before it
+    "Book the same flight as my May 5 trip (HAT1 and HAT2), coach, no bags.",  # the value follows as an apposition
+])
+def test_a_pointer_that_restates_a_value_said_next_to_it_stands_for_nothing_else(text):
+    """Insurance is the one requirement left unsaid: a pointer that restates the flights must not be
+    taken for it."""
+    _, r = ground(trip(), text)
+    assert r["flights"].state == "true" and r["ins"].state == "open"
