@@ -92,26 +92,28 @@ def _inflect(phrase: str) -> list[str]:
     return [f"{head} {w}".strip() for w in dict.fromkeys((ws[-1], singular(ws[-1]), plural(singular(ws[-1]))))]
 
 
+#: nouns whose "-ed" adjective shoppers use ("high waisted", "long sleeved", "hooded"); for any other
+#: noun the adjective is made up ("pu leathered", "solid wooded"): a reader still hears it, a writer
+#: is never offered it
+_ED_NOUNS = {"waist", "sleeve", "neck", "collar", "heel", "toe", "leg", "shoulder", "hood", "back", "button", "zipper",
+             "pocket"}
+
+
 def attr_forms(text: str, products: tuple[str, ...] = ()) -> tuple[str, ...]:
     """An attribute as shoppers say it: its text, its inflections and spellings, negations both ways
-    ("x free" = "no x" = "without x"), "-ed" adjectives ("high waisted"), number units ("60w" = "60
-    watt"), the product word put inside ("metal frame" -> "metal bed frame") and common synonyms."""
+    ("x free" = "no x" = "without x"), "-ed" adjectives of the nouns that take one ("high waisted"),
+    number units ("60w" = "60 watt"), the product word put inside ("metal frame" -> "metal bed
+    frame") and common synonyms."""
     a = " ".join(text.lower().replace("-", " ").split())
-    forms = [text, *_inflect(a)]
+    forms = [text, *_inflect(a), *_negations(a)]
     ws = a.split()
-    if len(ws) == 2 and len(ws[0]) <= 4 and ws[0].isalpha():
-        forms.append("".join(ws))  # "vneck", "nongmo"
-    forms += _negations(a)
-    if len(ws) >= 2 and not any(c.isdigit() for c in ws[-1]) and ws[0] not in ("no", "non", "without") \
-            and not ws[-1].endswith((*_NOT_NOUN, "s")) and ws[0].isalpha():
-        last = ws[-1]
-        adj = last + ("d" if last.endswith("e") else "ed")
-        forms.append(" ".join(ws[:-1] + [adj]))  # "high waisted", "long sleeved"
-        if last == "wash":
-            forms.append(" ".join(ws[:-1] + ["washable"]))
-        if last in ("resistant", "proof"):
-            other = "proof" if last == "resistant" else "resistant"
-            forms += [" ".join(ws[:-1] + [other]), " ".join(ws[:-1]) + last]
+    if ws[0] == "with" and len(ws) >= 2:  # "with mirror": "an eyeshadow palette with matte finish and a mirror"
+        forms += _inflect(" ".join(ws[1:]))
+    adjective = _adjective(ws)
+    if adjective and ws[-1] in _ED_NOUNS:
+        forms.append(adjective)
+    if adjective and ws[-1] == "wash":
+        forms.append(" ".join(ws[:-1] + ["washable"]))  # "machine washable"
     forms += _unit_variants(a)
     for p in products:  # "metal frame" + "bed frame" -> "metal bed frame"
         pw = p.split()
@@ -119,6 +121,30 @@ def attr_forms(text: str, products: tuple[str, ...] = ()) -> tuple[str, ...]:
             forms += [" ".join(ws[:-1] + pw), " ".join(ws[:-1] + pw[:-1] + [plural(singular(pw[-1]))])]
     forms += vocab.ATTR_SYNONYMS.get(a, ())
     return dedupe(s for f in forms for s in _respell(f))
+
+
+def attr_heard(text: str) -> tuple[str, ...]:
+    """Forms of an attribute a reader hears but no writer is offered: the words run together
+    ("vneck", "nongmo"; also "withmirror" of "with mirror") and a made-up "-ed" adjective ("pu
+    leathered")."""
+    a = " ".join(text.lower().replace("-", " ").split())
+    ws = a.split()
+    out = []
+    if len(ws) == 2 and len(ws[0]) <= 4 and ws[0].isalpha():
+        out.append("".join(ws))
+    adjective = _adjective(ws)
+    if adjective and ws[-1] not in _ED_NOUNS:
+        out.append(adjective)
+    return dedupe(s for f in out for s in _respell(f))
+
+
+def _adjective(ws: list[str]) -> str | None:
+    """The phrase with its last noun made an "-ed" adjective ("high waist" -> "high waisted")."""
+    if len(ws) < 2 or any(c.isdigit() for c in ws[-1]) or ws[0] in ("no", "non", "without") \
+            or ws[-1].endswith((*_NOT_NOUN, "s")) or not ws[0].isalpha():
+        return None
+    last = ws[-1]
+    return " ".join(ws[:-1] + [last + ("d" if last.endswith("e") else "ed")])
 
 
 def _negations(a: str) -> list[str]:
@@ -378,7 +404,7 @@ def webshop_domains(adapter: Any, intent: Intent) -> Domains:
     for c in intent.conditions:
         others = set().union(*(w for s, w in mine.items() if s != c.slot)) if len(mine) > 1 else set()
         if c.slot.startswith(ATTR):
-            values = (LegalValue(c.value, attr_forms(c.value, anchors)),)
+            values = (LegalValue(c.value, attr_forms(c.value, anchors), recognised=attr_heard(c.value)),)
             slots[c.slot] = SlotDomain(c.slot, c.value, values, (), anchors, open_text=True)
         elif c.slot.startswith(OPTION):
             name = option_name(c.slot)
@@ -423,7 +449,7 @@ def extra_forms(extra: Any, intent: Intent, anchors: tuple[str, ...] = ()) -> tu
         if intent.condition(c.slot) is not None:
             continue
         if c.slot.startswith(ATTR):
-            forms += attr_forms(c.value, anchors)
+            forms += [*attr_forms(c.value, anchors), *attr_heard(c.value)]
         elif c.slot.startswith(OPTION) and isinstance(c.value, str):
             forms += own_forms(option_name(c.slot), c.value, anchors)[0]
     return dedupe(forms)

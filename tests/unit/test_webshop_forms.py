@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from adapters.webshop import WebShopAdapter
-from adapters.webshop.forms import attr_forms, price_forms
+from adapters.webshop.forms import attr_forms, attr_heard, price_forms
 from miscue.language import words
 from miscue.schema import Intent
 from verifiers.reading import read
@@ -73,6 +73,17 @@ def test_x_free_and_no_x_are_one_feature():
     assert {words("soy-free"), words("no soy"), words("without soy")} <= said
     assert words("soy free") in {words(f) for f in attr_forms("no soy")}
     assert words("no added sugar") in {words(f) for f in attr_forms("no sugar added")}
+
+
+@pytest.mark.parametrize(("attribute", "offered", "heard_only"), [
+    ("pu leather", "pu leather", "pu leathered"),  # no shopper says "pu leathered" or "solid wooded"
+    ("solid wood", "solid wood", "solid wooded"),
+    ("with mirror", "mirror", "withmirror"),  # "a palette with matte finish and a mirror"
+    ("high waist", "high waisted", "highwaist"),  # the nouns that take "-ed" keep it
+])
+def test_a_writer_is_offered_only_forms_shoppers_use(attribute, offered, heard_only):
+    assert offered in attr_forms(attribute) and heard_only not in attr_forms(attribute)
+    assert heard_only in attr_heard(attribute)
 
 
 def test_packs_and_counts(webshop, intents):
