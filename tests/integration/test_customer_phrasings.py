@@ -11,7 +11,8 @@ as an idiom ("won't break the bank"), "without any water resistance"; the reserv
 acts on when no requirement names it ("downgrade all my business bookings, flights unchanged"), a
 message signed with the customer's name and e-mail, a move told over two clauses, a card named for
 the difference when no requirement asks for a payment, a hint whose clauses name the operation; and
-one written for this file: a condition put on the item ("and it needs to be a casual dress").
+two written for this file: a condition put on the item ("and it needs to be a casual dress"), and a
+value that holds an operation's verb ("noise cancelling" asks to cancel nothing).
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ CASES = [
      "irrelevant_information", None, "irrelevant_information"),
     ("webshop", "37", "A white dress with an elastic waist please, under $80 - and it needs to be a casual dress.",
      "irrelevant_information", None, "irrelevant_information"),
+    ("webshop", "193", "Hi, can you find me wireless earbuds with ear hooks and noise cancelling, in the color I mentioned "
+     "before, less than 110 dollars?", "referential_ambiguity", "option:color", "referential_ambiguity"),
     ("webshop", "104", "Mediums allways sell out first, so I'll settle for a large - heavyweight cotton-blend hoodie, "
      "under 70 dollars.", "false_presupposition", "option:size", "false_presupposition"),
     ("tau2-airline", "25", "hi im ivan_muller_7015, i want to book my friend Ivan Smith (dob 1986-03-14) on the exact same "

@@ -18,6 +18,7 @@ import pytest
 from miscue.briefs import ExtractionInput, Materials, WriterBrief
 from miscue.llm.env import load_litellm
 from miscue.offline import extractors, provider, writer
+from miscue.offline.extractors.lexicon import masked
 from miscue.taxonomy import FAULT_TYPES
 from miscue.writing import parse_blind, parse_targeted, render_blind, render_targeted, render_writer
 from support.briefs import DOMAINS, extraction_input, make_brief
@@ -367,6 +368,15 @@ def test_extractor_on_hand_written_text(name, flaw, requirement, text):
     inp = extraction_input(make_brief("retail", "factual_error"), text)
     found = extractors.EXTRACTORS[name].blind(inp)
     assert (found.flaw, found.requirement) == (flaw, requirement)
+
+
+def test_a_requirement_value_is_blanked_as_whole_words_only():
+    """Extractor A blanks the requirements' own words before looking for another operation: a
+    value ("noise cancelling") names no operation, and a short one (size "M") blanks no letter of
+    the words around it ("modify")."""
+    low = "please modify the order: earbuds with noise cancelling, size m"
+    out = masked(low, ["M", "noise cancelling"])
+    assert "modify" in out and "cancel" not in out and len(out) == len(low)
 
 
 def test_extractors_read_only_the_extraction_input():

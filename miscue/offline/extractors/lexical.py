@@ -152,7 +152,8 @@ class LexicalExtractor(Extractor[_LexView]):
         if (m := STORE_OPERATIONS.search(v.low)) is not None:
             return clean(v.text[m.start():self._clause_end(v.low, m.end())])
         wanted = operation_classes(v.inp.request)
-        low = masked(v.low, [r.phrase for r in v.inp.requirements])
+        # a requirement's own words and values name no operation ("earbuds with noise cancelling")
+        low = masked(v.low, [p for r in v.inp.requirements for p in (r.phrase, r.spoken, *r.says)])
         said = {kind: p.search(low) for kind, p in OPERATION_CLASSES.items()}
         asked = [kind for kind in wanted if kind in said]  # the operations asked for that a verb names
         if asked and all(said[kind] for kind in asked):

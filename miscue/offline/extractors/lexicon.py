@@ -81,10 +81,10 @@ JUSTIFIED = re.compile(r"^\W*(?:since|because|cause|so|if (?:they|you) (?:make|h
 
 
 def masked(low: str, phrases: list[str]) -> str:
-    """``low`` with every requirement's own phrase blanked ("the order to cancel a pending order"
-    names a requirement; it asks for nothing)."""
-    for phrase in sorted({p.lower() for p in phrases if p}, key=len, reverse=True):
-        low = low.replace(phrase, " " * len(phrase))
+    """``low`` with every requirement's own phrase (and value) blanked ("the order to cancel a pending
+    order" names a requirement; it asks for nothing)."""
+    for phrase in sorted({p.lower() for p in phrases if p}, key=len, reverse=True):  # whole words: "M" is a size
+        low = re.sub(rf"(?<!\w){re.escape(phrase)}(?!\w)", lambda m: " " * len(m.group(0)), low)
     return low
 
 

@@ -292,7 +292,10 @@ class ParseExtractor(Extractor[_ParseView]):
         low = spelt.text
         for phrase in {r.phrase.lower() for r in v.inp.requirements}:  # a requirement's own name asks for nothing
             low = low.replace(phrase, " " * len(phrase))
-        found = {kind: re.search(rf"\b(?:{p})\b", low) for kind, p in _OPERATION_VERBS.items()}
+        values = [(m.start, m.end) for m in v.grounding.mentions if m.kind in ("value", "member")]
+        found = {kind: next((m for m in re.finditer(rf"\b(?:{p})\b", low)  # not a word of a value ("noise cancelling")
+                             if not any(a <= spelt.span(*m.span())[0] < b for a, b in values)), None)
+                 for kind, p in _OPERATION_VERBS.items()}
         asked = [k for k in wanted if k in found]  # the operations asked for that a verb names
         if asked and all(found[k] for k in asked):
             return None  # every one is said: another kind said too is part of the story, not a swap
