@@ -37,8 +37,8 @@ _THEN = {"to", "for", "into", "with", "the", "a", "an", "new", "both", "some"}
 #: who a count may be for, one by one ("for me and Noah", "for my wife and me", "for the two of us"),
 #: and the words that settle whether it is per person or in all ("each", "in total")
 _PARTY = {"me", "myself", "us", "my", "wife", "husband", "son", "daughter", "kids", "children", "partner", "friend",
-          "mom", "dad", "mother", "father", "brother", "sister", "both", "all", "of", "the", "two", "three", "four",
-          "people", "others", "companions", "2", "3", "4"}
+          "mom", "dad", "mother", "father", "brother", "sister", "both", "all", "of", "the", "people", "others",
+          "companions", "2", "3", "4"}  # number words are digits once tokenised ("the two of us": "the 2 of us")
 _SETTLED = {"each", "apiece", "per", "total", "altogether", "combined", "overall", "between", "every", "everyone"}
 
 #: words that leave the part after them out ("all but the kettle"), or after it ("the pet bed stays")
