@@ -108,6 +108,7 @@ _UNAVAILABLE = (r"sold out|out of stock|unavailable|not available|no longer (?:a
                 r"(?:anymore|any more|any longer)|"
                 r"not (?:a|an) \w+ (?:you|they|we) (?:accept|allow|take|offer|do)|"
                 r"(?:never|rarely|hardly ever|almost never)(?: \w+){0,3} (?:in stock|available|there)|"
+                r"(?<!not )(?<!nt )(?<!never )expired|maxed out|"
                 r"used up|run out|ran out|all gone|no longer (?:possible|offered|there|an option)|sells? out|selling out|"
                 r"(?:can|could) only (?:get|have|be|receive|choose|pick)|"
                 r"only (?:come|comes|came|available|sold|made|offered|exists?|goes|go|issue|issues|sell|sells|make|makes|"

@@ -567,3 +567,15 @@ def test_a_pointer_that_restates_a_value_said_next_to_it_stands_for_nothing_else
     taken for it."""
     _, r = ground(trip(), text)
     assert r["flights"].state == "true" and r["ins"].state == "open"
+
+
+@pytest.mark.parametrize("text, doubted", [
+    ("My visa ending 1111 expired last month I think, so use the visa ending 2222. Exchange the keyboard on order W1, "
+     "clicky, full size, no backlight, black lamp", True),
+    ("My visa ending 1111 never expired, so use it. Exchange the keyboard on order W1, clicky, full size, no backlight, "
+     "black lamp", False),
+])
+def test_a_value_said_to_have_expired_is_a_premise(text, doubted):
+    """"my $250 certificate (4069) expired last month": the past tense alone, no "has"/"is"."""
+    _, r = ground(shop(), text)
+    assert (r["pay"].state == "doubted") is doubted, r["pay"]
