@@ -109,6 +109,7 @@ _UNAVAILABLE = (r"sold out|out of stock|unavailable|not available|no longer (?:a
                 r"not (?:a|an) \w+ (?:you|they|we) (?:accept|allow|take|offer|do)|"
                 r"(?:never|rarely|hardly ever|almost never)(?: \w+){0,3} (?:in stock|available|there)|"
                 r"(?<!not )(?<!nt )(?<!never )expired|maxed out|"
+                r"(?:can't|cannot|can not)(?: \w+)? (?:pay|switch|use|move|put|upgrade|apply|change)|"
                 r"used up|run out|ran out|all gone|no longer (?:possible|offered|there|an option)|sells? out|selling out|"
                 r"(?:can|could) only (?:get|have|be|receive|choose|pick)|"
                 r"only (?:come|comes|came|available|sold|made|offered|exists?|goes|go|issue|issues|sell|sells|make|makes|"
@@ -173,7 +174,7 @@ def spans(pattern: re.Pattern[str], folded: str) -> list[tuple[int, int]]:
 def clause_spans(pattern: re.Pattern[str], folded: str) -> list[tuple[int, int]]:
     """Each match extended to the end of its clause (a premise names its value after the verb
     too: "you're out of that model in size 10, so ..."), and back over the wish it answers when
-    it opens with "but" and speaks of that wish by a pronoun ("I'd like a fifty-dollar
+    it opens with "but" and speaks of that wish by a pronoun or as "a different/another" one ("I'd like a fifty-dollar
     certificate, but I read you only issue them in hundreds")."""
     out = []
     for a, b in spans(pattern, folded):
@@ -186,7 +187,7 @@ def clause_spans(pattern: re.Pattern[str], folded: str) -> list[tuple[int, int]]
 
 
 #: a premise clause that opens with "but" and points back with a pronoun ("but they only come ...")
-_BUT_POINTER = re.compile(r"\s*but\b[^.;!?]*?\b(?:it|them|they|that|those|these|this)\b")
+_BUT_POINTER = re.compile(r"\s*but\b[^.;!?]*?\b(?:it|them|they|that|those|these|this|a different|another)\b")
 #: where the wish a "but" premise answers begins: the sentence (or the part after a colon)
 _WISH_START = re.compile(r"[.;:!?]\s*")
 

@@ -579,3 +579,18 @@ def test_a_value_said_to_have_expired_is_a_premise(text, doubted):
     """"my $250 certificate (4069) expired last month": the past tense alone, no "has"/"is"."""
     _, r = ground(shop(), text)
     assert (r["pay"].state == "doubted") is doubted, r["pay"]
+
+
+@pytest.mark.parametrize("text, doubted", [
+    ("Exchange the keyboard on order W1, clicky, full size, no backlight, black lamp. I wanted it on my visa ending 1111, "
+     "but since you can't switch an order to a different card once it's placed, put it on the visa ending 2222.", True),
+    ("Exchange the keyboard on order W1, clicky, full size, no backlight, black lamp. I know you can't pay with the visa "
+     "ending 1111, so use the visa ending 2222.", True),
+    ("Exchange the keyboard on order W1, clicky, full size, no backlight, black lamp. Don't change the card: visa ending "
+     "1111.", False),
+])
+def test_what_the_customer_believes_cannot_be_done_is_a_premise(text, doubted):
+    """"you can't switch ... to a different card", "you can't pay for upgrades with gift cards": a
+    "can't" with the operation's verb, and a "but" clause that points back as "a different" one."""
+    _, r = ground(shop(), text)
+    assert (r["pay"].state == "doubted") is doubted, r["pay"]
