@@ -10,7 +10,7 @@ sort_keys=True, default=str)``) and compared with its pristine serialisation; th
 is a hash of the canonical change set (changed, added and removed entities with their full
 serialisation). Two replays end in the same database iff their change sets are equal, so every
 equality decision matches the naive path (a test checks this on every recipe of the built
-graphs). Changed entities are then restored from the parsed pristine JSON.
+graphs: :func:`compare_paths`). Changed entities are then restored from the parsed pristine JSON.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import contextlib
 import hashlib
 import importlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from miscue.canonical import canonical_json, file_sha256
 from miscue.errors import BadInput
@@ -261,3 +261,39 @@ class FastExecutor:
     def full_hash(self) -> str:
         """tau2's hash of the live database (used to prove the database is back to pristine)."""
         return self.env.get_db_hash()
+
+
+@dataclass
+class PathComparison:
+    """The fast path checked against tau2's naive path on a set of recipes."""
+
+    recipes: int = 0
+    disagreements: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.disagreements
+
+
+def compare_paths(domain: str, recipes: Iterable[tuple[ToolCall, ...]]) -> PathComparison:
+    """Run every recipe both ways: the fast state digests must partition the recipes exactly as
+    the naive hashes do, with identical per-call errors, and the database must end pristine."""
+    fast, naive = FastExecutor(domain), NaiveExecutor(domain)
+    out = PathComparison()
+    fast_to_naive: dict[str, str] = {}
+    naive_to_fast: dict[str, str] = {}
+    for calls in ((), *recipes):  # the empty recipe: both paths' pristine states pair up
+        out.recipes += 1
+        f, n = fast.run(calls), naive.run(calls)
+        if f.errors != n.errors:
+            out.disagreements.append(f"errors differ ({f.errors} vs {n.errors}): {calls}")
+        if fast_to_naive.setdefault(f.state, n.state) != n.state:
+            out.disagreements.append(f"fast merges two naive states: {calls}")
+        if naive_to_fast.setdefault(n.state, f.state) != f.state:
+            out.disagreements.append(f"fast splits one naive state: {calls}")
+    pristine = naive.run(()).state
+    if naive_to_fast[pristine] != fast.pristine_state:
+        out.disagreements.append("the fast pristine state is not the naive one")
+    if fast.full_hash() != pristine:
+        out.disagreements.append("the fast database did not return to pristine")
+    return out
