@@ -1,7 +1,7 @@
 """A default offline build in-process vs sharded on a local Dask cluster, side by side.
 
     .venv/bin/python perf/bench_build_workers.py [--workers 2] [--workers 4 ...] [-b BENCH ...] [-t TYPE ...]
-                                                 [--attempts 4] [--baseline ../handoff/baseline_build.json]
+                                                 [--attempts 4] [--composite 2] [--baseline ../handoff/baseline_build.json]
 
 Runs ``miscue build --json`` (every benchmark, all fault types, the embedded offline models:
 `make run`) once in-process and once per ``--workers N`` (default: 2), one after the other, each
@@ -9,7 +9,9 @@ in a fresh artifacts directory (a cold build: every model call is made) and one 
 already-started PREFECT_HOME (a throw-away report flow starts Prefect's database first, so no
 run pays for creating it). Prints each run's wall time, its speed-up over the in-process build,
 and whether its published tables' content hashes equal the in-process build's (and the
-baseline's, when given). Acceptance (issue 14): ``--workers 2`` is at least 1.6x faster than
+baseline's, when given); exits 1 when any differ. The suite's sharded-build test is
+``-b tau2-airline -t factual_error -t vagueness_subjectivity --attempts 1 --composite 2`` on 2
+workers; add ``--workers 1 --workers 4`` for the other counts. Acceptance (issue 14): ``--workers 2`` is at least 1.6x faster than
 in-process on the 2-core machine, with identical hashes.
 """
 
@@ -44,12 +46,13 @@ def main() -> None:
     ap.add_argument("-b", "--benchmark", action="append", default=[])
     ap.add_argument("-t", "--fault-type", action="append", default=[])
     ap.add_argument("--attempts", type=int, default=4)
+    ap.add_argument("--composite", help="composite faults of these k too (e.g. 2 or 2,4)")
     ap.add_argument("--baseline", type=Path, help="a build's JSON whose content_hashes every run must equal")
     ap.add_argument("--timeout", type=float, default=1800)
     args = ap.parse_args()
     workers = args.workers or [2]
     scope = [x for b in args.benchmark for x in ("-b", b)] + [x for t in args.fault_type for x in ("-t", t)]
-    scope += ["--attempts", str(args.attempts)]
+    scope += ["--attempts", str(args.attempts)] + (["--composite", args.composite] if args.composite else [])
     tmp = Path(tempfile.mkdtemp(prefix="miscue-bench-workers-"))
     env = {**os.environ, "PREFECT_HOME": str(tmp / "prefect-home")}
     env.pop("PREFECT_API_URL", None)
@@ -67,10 +70,13 @@ def main() -> None:
     print(f"miscue build {' '.join(scope)}  ({os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end)")
     print("| run | wall s | speed-up vs in-process | model calls | hashes = in-process | hashes = baseline |")
     print("|---|---|---|---|---|---|")
+    differs = False
     for label, seconds, out in results:
         same = out["content_hashes"] == base["content_hashes"]
         same_ref = "-" if reference is None else str(out["content_hashes"] == reference)
         print(f"| {label} | {seconds:.1f} | {base_s / seconds:.2f}x | {out['run']['model_calls']} | {same} | {same_ref} |")
+        differs = differs or not same or same_ref == "False"
+    sys.exit(1 if differs else 0)
 
 
 if __name__ == "__main__":
