@@ -19,9 +19,11 @@ run: $(STAMP)
 	$(VENV)/bin/miscue build
 
 # the tests start with the linters: a broken layer, a Prefect import outside flows/prefect_flows.py,
-# an import cycle or a ruff finding fails the build
+# an import cycle or a ruff finding fails the build. Two pytest-xdist workers, a test module each
+# at a time (its module fixtures -- whole builds -- are made once): most tests run one build or
+# one process, so two cores take the suite from ~51 to ~30 minutes
 test: lint $(STAMP) browser
-	$(VENV)/bin/python -m pytest -q
+	$(VENV)/bin/python -m pytest -q -n 2 --dist loadfile
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
