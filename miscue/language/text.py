@@ -95,11 +95,13 @@ def close(a: str, b: str) -> bool:
     that only adds an ending other than a plural's is another word. Digits must match exactly."""
     if a == b:
         return True
-    if any(c.isdigit() for c in a + b) or min(len(a), len(b)) < 5:
+    if any(c.isdigit() for c in a + b):
         return False
     short, long_ = sorted((a, b), key=len)
-    if long_.startswith(short):
-        return long_[len(short):] in ("s", "es")  # a plural, else another word ("charge" / "charger")
+    if long_.startswith(short) and len(short) >= 3 and long_[len(short):] in ("s", "es"):
+        return True  # a plural ("gift cards", "bags")
+    if min(len(a), len(b)) < 5 or long_.startswith(short):
+        return False  # a short word, or one that adds another ending ("charge" / "charger")
     if is_word(a) and is_word(b):
         return False  # two English words, not a word and its typo ("stuck" / "stock")
     budget = 2 if min(len(a), len(b)) >= 9 else 1

@@ -90,7 +90,7 @@ def test_tokens_fold_what_carries_no_meaning():
 @pytest.mark.parametrize("a,b,same", [
     ("skatebaord", "skateboard", True), ("swiches", "switches", True), ("toothbrushes", "toothbrush", True),
     ("charge", "charger", False), ("stuck", "stock", False), ("order", "ordered", False), ("8", "9", False),
-    ("bag", "bog", False),
+    ("bag", "bog", False), ("cards", "card", True), ("bag", "bags", True), ("car", "card", False), ("as", "ass", False),
 ])
 def test_close_tolerates_typos_not_other_words(a, b, same):
     assert close(a, b) is same
