@@ -355,6 +355,10 @@ HAND_WRITTEN = [
      "#W2378156 for a full size clicky one, with the difference on my credit card ending in 7447."),
     ("oblique", None, "The mechanical keyboard from order #W2378156 is the one going back. Clicky switches as always, and "
      "the size stays full size; the difference goes on my credit card ending in 7447."),
+    # a thing said twice, the second time in the ask, is named where it is asked for: not all chatter
+    ("none", None, "Order #W2378156, full size, clicky switches, credit card ending in 7447. The mechanical keyboard in it "
+     "arrived with a cracked case and a space bar that sticks on every press. Please exchange the mechanical keyboard "
+     "for me as soon as you can."),
     ("extras", None, "I'd like to exchange an item from a delivered order. The order is #W2378156, the item to "
      "exchange is the mechanical keyboard, the new switch type is clicky, the new keyboard size is full size and "
      "the payment method is my credit card ending in 7447. Also, it should ship by express courier."),

@@ -66,7 +66,16 @@ def naming_units(units: list[tuple[int, int]], reading: TextReading, domains: Do
                     out.append([j])
         return out
 
-    return [len(keys) >= 2 or any(len(stretches(k)) == 1 for k in keys) for keys in found]
+    named = [len(keys) >= 2 or any(len(stretches(k)) == 1 for k in keys) for keys in found]
+    # a thing said more than once and by no naming unit is named where it is last asked for ("The
+    # bicycle in order W3916020 arrived damaged. Please cancel the bicycle ...")
+    asks = [any(a <= r < b for r, _ in reading.grounding.requests) for a, b in units]
+    for key in {k for keys in found for k in keys}:
+        if not any(n and (key in keys or (key[0], None) in keys) for n, keys in zip(named, found)):
+            last = max((j for j, keys in enumerate(found) if key in keys and asks[j]), default=None)
+            if last is not None:
+                named[last] = True
+    return named
 
 
 class Extractor(ABC, Generic[View]):
