@@ -66,7 +66,7 @@ def reference(prefect: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[st
         done = run(_build(art, config), timeout=240, env={**prefect.env, **ENV_KEYS})
         seconds = time.perf_counter() - started
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-        requests = len(server.seen)
+        requests = server.distinct()
     version = json.loads(done.stdout)["version"]
     return {"hashes": _hashes(art, version), "requests": requests, "seconds": seconds, "artifacts": art,
             "config": config, "output": {"stdout": done.stdout, "stderr": done.stderr},
@@ -154,6 +154,8 @@ def test_build_budget_stops_cleanly_and_resumes_with_a_higher_cap(prefect, refer
         spent_capped = sum(r["cost"] for r in partial)
         assert partial and spent_capped <= cap + 1e-9, (spent_capped, cap)
         requests_capped = len(server.seen)
+        finished = store_request_ids(art)
+        server.segment = 1
 
         est2 = json.loads(run(cli("estimate", "-b", BENCH, "-t", FAULT, "--attempts", "2", "--llm-config", str(config),
                                   "--price", PRICE, "--artifacts", str(art), "--json"), timeout=120).stdout)
@@ -161,12 +163,14 @@ def test_build_budget_stops_cleanly_and_resumes_with_a_higher_cap(prefect, refer
 
         resumed = run(_build(art, config, "--max-cost", str(round(predicted["cost"] * 3, 6))), timeout=240, env=prefect.env)
         assert resumed.returncode == 0, resumed.stdout[-2000:] + resumed.stderr[-3000:]
-        requests_total = len(server.seen)
+        requests_total = server.distinct()
+        repeats = repeated_requests(list(server.seen), [finished])
     result = json.loads(resumed.stdout)
     assert _hashes(art, result["version"]) == reference["hashes"]
     spent_resumed = result["run"]["budget"]["spent"]
     assert spent_capped + spent_resumed == pytest.approx(reference["spent"], rel=1e-6), "every call paid once"
-    assert requests_total == reference["requests"], "the resumed build repeated no call"
+    assert repeats == [], f"{len(repeats)} finished calls were sent again"
+    assert requests_total == reference["requests"], "the two runs made the reference build's calls"
     actual = sum(r["cost"] for r in (json.loads(p.read_text()) for p in store_files(art)))
     assert abs(predicted["cost"] - actual) <= 0.25 * actual, (predicted["cost"], actual)
     print(f"estimate {predicted['calls']} calls / {predicted['cost']:.6f} USD; cap {cap} stopped after "
@@ -187,7 +191,7 @@ def test_two_builds_at_once_one_refuses(prefect, reference, tmp_path):
         finally:
             for p in procs:
                 kill(p)
-        requests = len(server.seen)
+        requests = server.distinct()
     assert sorted(codes) == [0, 4], codes
     winner, loser = (procs[0], procs[1]) if codes[0] == 0 else (procs[1], procs[0])
     refusal = " ".join(logs[procs.index(loser)].read_text().split())

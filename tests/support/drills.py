@@ -76,6 +76,12 @@ class ModelServer(StubServer):
         self.gate = threading.Event()  # cleared: every request waits (at most 300 s) until it is set again
         self.gate.set()
 
+    def distinct(self) -> int:
+        """Distinct requests seen: a request the client timed out and sent again (a loaded machine
+        can answer slower than the drills' 2-second timeout) counts once."""
+        with self._lock:
+            return len({rid for _, rid in self.seen})
+
     def _next(self, body: dict[str, Any]) -> Action:
         self.gate.wait(timeout=300)
         action = super()._next(body)
