@@ -9,8 +9,9 @@ is serialised exactly as tau2 serialises it for its hash (``json.dumps(model_dum
 sort_keys=True, default=str)``) and compared with its pristine serialisation; the state digest
 is a hash of the canonical change set (changed, added and removed entities with their full
 serialisation). Two replays end in the same database iff their change sets are equal, so every
-equality decision matches the naive path (a test checks this on every recipe of the built
-graphs: :func:`compare_paths`). Changed entities are then restored from the parsed pristine JSON.
+equality decision matches the naive path (:func:`compare_paths` checks it: the suite on a sample
+of the built graphs' recipes, perf/bench_fast_path_equivalence.py on two of every node).
+Changed entities are then restored from the parsed pristine JSON.
 """
 
 from __future__ import annotations
