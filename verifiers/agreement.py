@@ -6,8 +6,11 @@ type-specific fields (same stated value, same fallback, overlapping spans …).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from miscue.briefs import BlindExtraction, TargetedExtraction, WriterBrief
-from miscue.schema import Verdict
+from miscue.host import Adapter
+from miscue.schema import Intent, Verdict
 from miscue.taxonomy import ExtractionClass, Target, fault_type
 from verifiers.text import norm
 
@@ -35,10 +38,31 @@ def _value_words(text: str | None) -> str:
     return " ".join(out)
 
 
-def same_value(a: str | None, b: str | None) -> bool:
-    """Word-wise equal, or one contained in the other."""
+#: the legal values of the target requirement a quoted value names (empty: none, or no target)
+Values = Callable[[str], frozenset[str]]
+
+
+def grounded_values(adapter: Adapter, root: Intent, slot: str | None) -> Values:
+    """:data:`Values` read by the intent's grounder: "no water resistance" and "not resistant" both
+    name the earbuds' "not resistant", so two extractors quoting them agree on one value."""
+    grounder = adapter.grounder(root)
+
+    def values(quote: str) -> frozenset[str]:
+        if slot is None or not quote.strip():
+            return frozenset()
+        return frozenset(k for m in grounder.ground(quote).mentions if m.kind in ("value", "member")
+                         and slot in (m.candidates or m.slots) for k in m.values)
+    return values
+
+
+def same_value(a: str | None, b: str | None, values: Values | None = None) -> bool:
+    """Word-wise equal, or one contained in the other, or (``values``) naming the same legal values."""
     na, nb = _value_words(a), _value_words(b)
-    return bool(na and nb) and (na == nb or f" {na} " in f" {nb} " or f" {nb} " in f" {na} ")
+    if not (na and nb):
+        return False
+    if na == nb or f" {na} " in f" {nb} " or f" {nb} " in f" {na} ":
+        return True
+    return values is not None and bool(va := values(a or "")) and va == values(b or "")
 
 
 def blind_matches_plan(brief: WriterBrief, blind: BlindExtraction | None, who: str) -> Verdict | None:
@@ -53,20 +77,22 @@ def blind_matches_plan(brief: WriterBrief, blind: BlindExtraction | None, who: s
     return None
 
 
-def targeted_agree(brief: WriterBrief, a: TargetedExtraction | None, b: TargetedExtraction | None) -> Verdict | None:
-    """Type-specific agreement of both targeted answers with each other and with the plan."""
+def targeted_agree(brief: WriterBrief, a: TargetedExtraction | None, b: TargetedExtraction | None,
+                   values: Values | None = None) -> Verdict | None:
+    """Type-specific agreement of both targeted answers with each other and with the plan; with
+    ``values``, quoted values agree when they name the same legal values of the target."""
     if a is None or b is None:
         return _v("extract", "unparseable", "a targeted answer was missing or malformed")
     ft = fault_type(brief.fault_type)
     m = brief.materials
     cls = ft.extraction
     if cls == ExtractionClass.substituted:
-        if not (same_value(a.stated_value, m.wrong_value) and same_value(b.stated_value, m.wrong_value)):
+        if not (same_value(a.stated_value, m.wrong_value, values) and same_value(b.stated_value, m.wrong_value, values)):
             return _v("agree", "stated_value_mismatch", f"{a.stated_value!r} / {b.stated_value!r} vs planned {m.wrong_value!r}")
     elif cls == ExtractionClass.presupposed:
         # a null fallback ("or null" is in the form) is no contrary reading: admission reads the
         # fallback the text grounds; only a fallback quoted otherwise than planned disagrees
-        if not all(same_value(x.fallback, m.fallback) or not x.fallback for x in (a, b)):
+        if not all(same_value(x.fallback, m.fallback, values) or not x.fallback for x in (a, b)):
             return _v("agree", "fallback_mismatch", f"{a.fallback!r} / {b.fallback!r} vs planned {m.fallback!r}")
         if not (a.clause and b.clause):
             return _v("agree", "no_presupposition", "an extractor quoted no premise clause")
@@ -79,7 +105,7 @@ def targeted_agree(brief: WriterBrief, a: TargetedExtraction | None, b: Targeted
         other = m.senses[1] if len(m.senses) > 1 else None
         named = [x.second_reading for x in (a, b) if x.second_reading]
         planned = other if ft.id == "lexical_ambiguity" else (named[0] if named else None)
-        if len(named) == 1 or (named and not all(same_value(x, planned) for x in named)):
+        if len(named) == 1 or (named and not all(same_value(x, planned, values) for x in named)):
             return _v("agree", "reading_mismatch", f"{a.second_reading!r} / {b.second_reading!r} vs planned {other!r}")
         if not (a.surface and b.surface) or overlap(a.surface, b.surface) == 0:
             return _v("agree", "surface_mismatch", f"{a.surface!r} / {b.surface!r}")

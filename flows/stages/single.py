@@ -24,7 +24,7 @@ from miscue.planning import AttemptPlan, CellPlan, PlanError, Planner
 from miscue.schema import Attempt, Cell, GroundTruth, Intent, IntentGraph, Verdict
 from miscue.taxonomy import fault_type
 from verifiers.admission import admit
-from verifiers.agreement import blind_matches_plan, targeted_agree
+from verifiers.agreement import blind_matches_plan, grounded_values, targeted_agree
 from verifiers.text import check_text
 
 Found = tuple[BlindExtraction | None, TargetedExtraction | None]
@@ -71,7 +71,8 @@ class SinglePlan:
         return blind_matches_plan(self.brief, found[0], who)
 
     def judge(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str, a: Found, b: Found) -> Judgement:
-        verdict = blind_matches_plan(self.brief, b[0], "b") or targeted_agree(self.brief, a[1], b[1])
+        verdict = blind_matches_plan(self.brief, b[0], "b") or \
+            targeted_agree(self.brief, a[1], b[1], grounded_values(adapter, root, self.brief.target))
         if verdict is not None:
             return Judgement(verdict)
         admission = admit(adapter, root, truth, self.brief, a[1], text=text)  # type: ignore[arg-type]

@@ -10,7 +10,7 @@ from miscue.briefs import BlindExtraction, TargetedExtraction, WriterBrief
 from miscue.planning import Planner
 from miscue.taxonomy import FAULT_TYPES
 from verifiers.admission import admit
-from verifiers.agreement import blind_matches_plan, targeted_agree
+from verifiers.agreement import blind_matches_plan, grounded_values, targeted_agree
 from verifiers.text import check_text
 
 
@@ -81,6 +81,24 @@ def test_agreement_rejects_wrong_slot_and_disagreeing_values(task0):
     a = TargetedExtraction(flaw="substituted", requirement=brief.target, stated_value=brief.materials.wrong_value)
     b = a.model_copy(update={"stated_value": "something else"})
     assert targeted_agree(brief, a, b).code == "agree:stated_value_mismatch"
+
+
+def test_extractors_quoting_one_value_in_other_words_agree(task0):
+    """Agreement is on values, not phrases: "not backlit" and "without a backlight" both name the
+    keyboard's backlight "none" (two extractors, or an extractor and the plan, quoting it
+    differently agree), while "RGB" names another value and still disagrees."""
+    adapter, graph, _ = task0
+    brief = _plan(task0, "false_presupposition").brief
+    brief = brief.model_copy(update={"materials": brief.materials.model_copy(update={"fallback": "no backlight"})})
+    values = grounded_values(adapter, graph.root.intent, brief.target)
+    assert values("not backlit") == values("no backlight") != frozenset()
+    a = TargetedExtraction(flaw="presupposed", requirement=brief.target, clause="you are out of them", fallback="not backlit")
+    b = a.model_copy(update={"fallback": "without a backlight"})
+    assert targeted_agree(brief, a, b, values) is None
+    assert targeted_agree(brief, a, b).code == "agree:fallback_mismatch"  # word by word they differ
+    rgb = a.model_copy(update={"fallback": "RGB"})
+    assert targeted_agree(brief, a, rgb, values).code == "agree:fallback_mismatch"
+    assert grounded_values(adapter, graph.root.intent, None)("not backlit") == frozenset()
 
 
 def test_withheld_needs_the_drop_to_change_the_answer(task0):

@@ -12,7 +12,7 @@ from miscue.planning import AttemptPlan, CompositeAttemptPlan
 from miscue.schema import GroundTruth, Intent, Verdict
 from miscue.taxonomy import WHOLE_MESSAGE_TYPES, takes_slot
 from verifiers.admission import Admission, Reading, admit
-from verifiers.agreement import targeted_agree
+from verifiers.agreement import grounded_values, targeted_agree
 from verifiers.reading import read
 from verifiers.composite.extraction import (CompositeExtraction, Key, claims_conflict, composite_verdict, found_key,
                                             missing_components, planned_key, unplanned)
@@ -106,7 +106,7 @@ def verify_composite(adapter: Adapter, root: Intent, truth: GroundTruth, plan: C
         return done(verdict)
     for c in comps:
         t = c.plan.component.fault_type
-        verdict = targeted_agree(c.plan.brief, c.targeted_a, c.targeted_b)
+        verdict = targeted_agree(c.plan.brief, c.targeted_a, c.targeted_b, grounded_values(adapter, root, c.plan.brief.target))
         if verdict is not None:
             c.verdict = verdict
             return done(verdict.model_copy(update={"detail": f"component {t}: {verdict.detail}"}))
