@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.tau2.forms import (BAG_NOUNS, BOUND_FORMS, HEARD_SYNONYMS, OPERATION_FORMS, address_forms, all_paid_forms,
-                                  count_forms, date_forms, option_forms, option_names, order_content_forms, order_forms,
-                                  payment_forms, product_forms, reservation_forms, scalar_forms)
+                                  count_forms, date_forms, option_forms, option_names, order_content_forms,
+                                  order_forms, payment_forms, payment_heard, product_forms, reservation_forms, scalar_forms)
 from adapters.tau2.variants import PRICE
 from miscue.canonical import canonical_json
 from miscue.language import Detail, Domains, LegalValue, Member, SlotDomain
@@ -52,7 +52,8 @@ SAME = {"flights": ("same flights", "current flights", "existing flights", "flig
 def _list_domain(slot: str, truth: list[Any], alternatives: list[list[Any]], part_forms: Any, names: tuple[str, ...],
                  anchors: tuple[str, ...], truth_forms: tuple[str, ...] = (),
                  truth_recognised: tuple[str, ...] = ()) -> SlotDomain:
-    """A list value said part by part (order lines, flight segments, passengers)."""
+    """A list value said part by part (order lines, flight segments, passengers); ``part_forms(part)``: its
+    strong forms, its weak ones and, optionally, the ones readers recognise but writers are not offered."""
     parts: dict[str, Member] = {}
     values = []
     for value in [truth, *alternatives]:
@@ -60,8 +61,7 @@ def _list_domain(slot: str, truth: list[Any], alternatives: list[list[Any]], par
         for part in value:
             key = canonical_json(part)
             if key not in parts:
-                strong, weak = part_forms(part)
-                parts[key] = Member(key, strong, weak)
+                parts[key] = Member(key, *part_forms(part))
             keys.append(key)
         extra = truth_forms if value is truth else ()
         values.append(LegalValue(value, (" and ".join(parts[k].forms[0] for k in keys), *extra), members=frozenset(keys),
@@ -144,11 +144,14 @@ def tau2_domains(adapter: Any, intent: Intent) -> Domains:
             # customer holds: what "my travel certificate" means when they hold two
             swaps = [c.value[:i] + [other] + c.value[i + 1:] for i in range(len(c.value))
                      for other in user.get("payment_methods", {}) if other not in c.value]
-            slots[c.slot] = _list_domain(c.slot, c.value, alternatives + swaps, lambda pid: (payment_forms(pid, user), ()),
+            slots[c.slot] = _list_domain(c.slot, c.value, alternatives + swaps,
+                                         lambda pid: (payment_forms(pid, user), (), payment_heard(pid, user)),
                                          FIELD_NAMES["payment"], anchors)
         else:
             values = [c.value, *alternatives]
             contents = (lambda v: order_content_forms(orders.get(v, {}))) if field == "order" else None
+            if field == "payment":  # "my balance": heard, a name several methods share, never offered
+                contents = lambda v: payment_heard(v, user)  # noqa: E731
             if field == "paid_bags":  # "add 2 bags, both paid": the paid count is the bag count said
                 bags = next((x.value for x in intent.conditions if x.slot == f"{label}.bags"), None)
                 contents = lambda v, b=bags: all_paid_forms(int(v)) if v == b else ()  # noqa: E731

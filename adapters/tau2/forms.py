@@ -167,6 +167,20 @@ def payment_forms(pid: str, user: dict[str, Any]) -> tuple[str, ...]:
             pid, ident, *by_value)
 
 
+#: what customers call a kind of payment method by what it holds for them, not by its name: the
+#: names several kinds share ("my balance": PayPal or a gift card) -- heard by readers, never
+#: offered to writers as the way to say one method. Not "my account" ("the email on my account"
+#: is how customers identify themselves) nor "my credit" (the start of "my credit card")
+PAYMENT_HEARD = {"paypal": ("my balance", "paypal balance"), "gift_card": ("my balance", "store credit"),
+                 "certificate": ("travel credit", "flight credit")}
+
+
+def payment_heard(pid: str, user: dict[str, Any]) -> tuple[str, ...]:
+    """The shared names a customer may use for a payment method (:data:`PAYMENT_HEARD`)."""
+    pm = user.get("payment_methods", {}).get(pid, {})
+    return PAYMENT_HEARD.get(pm.get("source", pid.rsplit("_", 1)[0]), ())
+
+
 def address_forms(a: dict[str, Any]) -> tuple[str, ...]:
     street = a["address1"]
     forms = [f"{street}, {a['address2']}" if a.get("address2") else street, street, f"{street} {a['city']}",

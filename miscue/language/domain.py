@@ -30,6 +30,12 @@ class Member:
     key: str
     forms: tuple[str, ...]
     weak: tuple[str, ...] = ()
+    recognised: tuple[str, ...] = ()  # as for a :class:`LegalValue`: heard by readers, never offered to writers
+
+    @property
+    def heard(self) -> tuple[str, ...]:
+        """Every strong form a text may use for the part: the offered ones, then the recognised ones."""
+        return self.forms + self.recognised
 
 
 @dataclass(frozen=True)

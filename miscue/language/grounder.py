@@ -68,7 +68,7 @@ class Grounder:
             for v in d.values:
                 forms += [Form(w, d.slot, v.key, "value") for w in {words(f) for f in v.heard} if w]
             for part in d.parts:
-                forms += [Form(w, d.slot, part.key, "member") for w in {words(f) for f in part.forms} if w]
+                forms += [Form(w, d.slot, part.key, "member") for w in {words(f) for f in part.heard} if w]
                 forms += [Form(w, d.slot, part.key, "member", weak=True) for w in {words(f) for f in part.weak} if w]
         for det in domains.details:
             forms += [Form(w, None, det.ref, det.kind) for w in {words(f) for f in det.forms} if w]

@@ -144,9 +144,9 @@ class Planner:
     def _part(p: Member, d: SlotDomain | None = None, plain: bool = False) -> Option:
         """One part of a list value as customers say it; ``plain``: only the forms no other part
         of the requirement's legal values shares (the writer's view)."""
-        also = list(p.forms[1:])
+        also = list(p.forms[1:] if plain else p.heard[1:])
         if plain and d is not None:
-            shared = {words(f) for q in d.parts if q.key != p.key for f in (*q.forms, *q.weak)}
+            shared = {words(f) for q in d.parts if q.key != p.key for f in (*q.heard, *q.weak)}
             also = [f for f in also if words(f) not in shared]
         return Option(say=p.forms[0], also=also[:MAX_FORMS], partly=list(p.weak[:4]))
 

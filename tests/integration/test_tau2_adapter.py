@@ -255,3 +255,31 @@ def test_works_with_home_fits_google_home_and_apple_home(retail):
     assert read(retail, intent, head + "works with Google Home.")["exchange.item1.compatibility"].state == "true"
     writer = next(r for r in Planner(retail).requirements(intent) if r.slot == "exchange.item1.compatibility")
     assert "google home" not in writer.says
+
+
+def test_my_balance_fits_paypal_and_a_gift_card_and_is_never_offered(retail, airline):
+    """Retail task 15 pays Fatima Johnson's exchange difference with PayPal; she also holds a gift
+    card. "my balance" fits both (a lexical ambiguity), "my PayPal" names the truth. Readers hear
+    the names payment methods share; a writer is never offered them, on a list of methods either
+    (airline task 8 books with a travel certificate: heard as "travel credit", offered by its own names)."""
+    from miscue.planning import Planner
+
+    intent = retail.validate(next(s for s in retail.load_seeds() if s.task_id == "15")).intent
+    head = "Fatima Johnson, 78712. Change the hiking boots in my pending order to a size 8 and put the difference on my "
+    state = read(retail, intent, head + "balance.")["modify_items.payment"]
+    assert state.state == "ambiguous" and set(state.values) == {'"paypal_5364164"', '"gift_card_1675628"'}
+    assert read(retail, intent, head + "PayPal.")["modify_items.payment"].state == "true"
+    writer = next(r for r in Planner(retail).requirements(intent) if r.slot == "modify_items.payment")
+    extractors = next(r for r in Planner(retail).requirements(intent, options=True) if r.slot == "modify_items.payment")
+    assert "my balance" in extractors.says and "my balance" not in writer.says
+
+    booked = airline.validate(next(s for s in airline.load_seeds() if s.task_id == "8")).intent
+    slot = "book.payment"
+    assert booked.condition(slot).value == ["certificate_8045380"]
+    cert = next(p for p in airline.value_domains(booked)[slot].parts if "certificate_" in p.key)
+    assert "travel credit" in cert.recognised and "travel credit" not in cert.forms
+    planner = Planner(airline)
+    part = [o for r in planner.requirements(booked) if r.slot == slot for o in r.parts if "certificate" in o.say]
+    heard = [o for r in planner.requirements(booked, options=True) if r.slot == slot for o in r.parts if "certificate" in o.say]
+    assert part and heard and "travel credit" not in part[0].also and "travel credit" in heard[0].also
+
