@@ -53,6 +53,49 @@ def alternatives(db: DB, seg: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def search(db: DB, origin: str, destination: str, date: str) -> list[list[dict[str, Any]]]:
+    """Every itinerary tau2's search tools offer between two airports on a date: the nonstop
+    flights, then the one-stop pairs whose second flight leaves the stop after the first lands
+    (the next day when the first lands after midnight), each flight available on its date."""
+    flights = db.table("flights")
+
+    def leaving(airport: str, day: str, after: str = "") -> list[dict[str, Any]]:
+        return [f for _, f in sorted(flights.items()) if f["origin"] == airport
+                and f["dates"].get(day, {}).get("status") == "available" and f["scheduled_departure_time_est"] > after]
+
+    out = [[{"flight_number": f["flight_number"], "date": date}] for f in leaving(origin, date)
+           if f["destination"] == destination]
+    for first in leaving(origin, date):
+        lands = first["scheduled_arrival_time_est"]
+        day2 = f"{date[:-2]}{int(date[-2:]) + 1:02d}" if "+1" in lands else date
+        for second in leaving(first["destination"], day2, lands.replace("+1", "")):
+            if second["destination"] == destination:
+                out.append([{"flight_number": first["flight_number"], "date": date},
+                            {"flight_number": second["flight_number"], "date": day2}])
+    return out
+
+
+def price_rank(db: DB, journey: list[dict[str, Any]], cabin: str) -> tuple[int, bool] | None:
+    """Where a one-way journey stands by its fare in ``cabin`` among every itinerary between its
+    ends on its date (0: the cheapest), and whether it is also the cheapest nonstop; None when
+    another itinerary costs the same (then "the cheapest" does not name it alone)."""
+    flights = db.table("flights")
+    if not journey or any(s["flight_number"] not in flights for s in journey):
+        return None
+    origin, destination = flights[journey[0]["flight_number"]]["origin"], flights[journey[-1]["flight_number"]]["destination"]
+
+    def fare(itinerary: list[dict[str, Any]]) -> int | None:
+        prices = [_price(db, s, cabin) for s in itinerary]
+        return None if any(p is None for p in prices) else sum(prices)  # type: ignore[arg-type]
+
+    mine = fare(journey)
+    found = [(f, len(i)) for i in search(db, origin, destination, journey[0]["date"]) if (f := fare(i)) is not None]
+    if mine is None or sum(1 for f, _ in found if f == mine) != 1:
+        return None
+    nonstop = len(journey) == 1 and all(f > mine for f, n in found if n == 1 and f != mine)
+    return sum(1 for f, _ in found if f < mine), nonstop
+
+
 def _itineraries(db: DB, segments: list[dict[str, Any]], one_change: bool) -> list[list[dict[str, Any]]]:
     """Itineraries built from same-route same-date alternatives of each segment."""
     if one_change:

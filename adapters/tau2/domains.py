@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from adapters.tau2.airline import price_rank
 from adapters.tau2.forms import (BAG_NOUNS, BOUND_FORMS, HEARD_SYNONYMS, OPERATION_FORMS, address_forms, all_paid_forms,
-                                  count_forms, date_forms, option_forms, option_names, order_content_forms,
+                                  count_forms, date_forms, fare_forms, option_forms, option_names, order_content_forms,
                                   order_forms, payment_forms, payment_heard, product_forms, reservation_forms, scalar_forms)
 from adapters.tau2.variants import PRICE
 from miscue.canonical import canonical_json
@@ -129,11 +130,14 @@ def tau2_domains(adapter: Any, intent: Intent) -> Domains:
         elif field == "flights":
             current = _current(adapter, anchor_id, "flights")
             same = SAME["flights"] if current is not None and _segments_of(current) == _segments_of(c.value) else ()
+            cabin = next((x.value for x in intent.conditions if x.slot == f"{label}.cabin"), None) \
+                or _current(adapter, anchor_id, "cabin")
+            by_fare = fare_forms(price_rank(adapter.db, c.value, cabin)) if cabin else ()
             slots[c.slot] = _list_domain(
                 c.slot, c.value, alternatives,
                 lambda s: ((s["flight_number"], f"flight {s['flight_number']}",
                             *(f"{s['flight_number']} on {d}" for d in date_forms(s["date"])[:3])), date_forms(s["date"])),
-                FIELD_NAMES["flights"], anchors, *(((), same) if label in held_of else (same, ())))
+                FIELD_NAMES["flights"], anchors, *(((), same + by_fare) if label in held_of else (same, by_fare)))
         elif field == "passengers":
             slots[c.slot] = _list_domain(
                 c.slot, c.value, alternatives,

@@ -181,6 +181,27 @@ def payment_heard(pid: str, user: dict[str, Any]) -> tuple[str, ...]:
     return PAYMENT_HEARD.get(pm.get("source", pid.rsplit("_", 1)[0]), ())
 
 
+CHEAPEST = ("cheapest", "cheapest one", "cheapest option", "cheapest flight", "cheapest flights", "cheapest fare",
+            "lowest fare", "least expensive", "cheapest itinerary")
+
+
+def fare_forms(rank: tuple[int, bool] | None) -> tuple[str, ...]:
+    """How a customer names flights by their fare (``rank``: :func:`adapters.tau2.airline.price_rank`):
+    "the cheapest one", "the second cheapest", "the cheapest nonstop" -- heard, never offered."""
+    if rank is None:
+        return ()
+    place, nonstop = rank
+    forms: tuple[str, ...] = ()
+    if place == 0:
+        forms = CHEAPEST
+    elif place == 1:
+        forms = tuple(f"{w} {c}" for w in ("second", "next") for c in CHEAPEST if not c.startswith("lowest")) \
+            + ("second lowest fare",)
+    if nonstop:
+        forms += ("cheapest nonstop", "cheapest non-stop", "cheapest direct", "cheapest direct flight")
+    return forms
+
+
 def address_forms(a: dict[str, Any]) -> tuple[str, ...]:
     street = a["address1"]
     forms = [f"{street}, {a['address2']}" if a.get("address2") else street, street, f"{street} {a['city']}",

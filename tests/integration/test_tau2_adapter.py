@@ -283,3 +283,30 @@ def test_my_balance_fits_paypal_and_a_gift_card_and_is_never_offered(retail, air
     heard = [o for r in planner.requirements(booked, options=True) if r.slot == slot for o in r.parts if "certificate" in o.say]
     assert part and heard and "travel credit" not in part[0].also and "travel credit" in heard[0].also
 
+
+def test_flights_are_also_heard_by_their_fare_among_every_itinerary(airline):
+    """Airline task 35 books Aarav Ahmed the second cheapest economy itinerary from JFK to SFO on
+    May 24 (HAT069 + HAT258; the cheapest is the nonstop HAT023), task 15 moves Aarav Garcia to
+    the cheapest one on his new date. The fare's place is counted over every itinerary tau2's
+    search offers (nonstop and one-stop), so "the second cheapest" names task 35's flights and
+    "the cheapest" does not; a writer is never offered these words."""
+    from adapters.tau2.airline import price_rank, search
+    from miscue.planning import Planner
+
+    def intent(task):
+        return airline.validate(next(s for s in airline.load_seeds() if s.task_id == task)).intent
+
+    found = search(airline.db, "JFK", "SFO", "2024-05-24")
+    assert [{"flight_number": "HAT023", "date": "2024-05-24"}] in found
+    assert [{"flight_number": "HAT069", "date": "2024-05-24"}, {"flight_number": "HAT258", "date": "2024-05-24"}] in found
+    book = intent("35")
+    assert price_rank(airline.db, book.condition("book.flights").value, "economy") == (1, False)
+    head = "Aarav Ahmed, aarav_ahmed_6699. Book me one-way JFK to SFO on May 24 in economy, "
+    tail = ". No bags, no insurance; Mastercard ending 7334."
+    assert read(airline, book, head + "the second cheapest option" + tail)["book.flights"].state == "true"
+    assert read(airline, book, head + "the cheapest option" + tail)["book.flights"].state != "true"
+    writer = next(r for r in Planner(airline).requirements(book) if r.slot == "book.flights")
+    assert not any("cheapest" in f for f in writer.says)
+    change = intent("15")
+    text = "aarav_garcia_1177, reservation M05KNL: move me to the cheapest economy flight on the 24th, refund to the card."
+    assert read(airline, change, text)["change_flights.flights"].state == "true"
