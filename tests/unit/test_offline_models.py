@@ -537,3 +537,21 @@ def test_the_fuzzy_grounder_hears_a_value_said_across_a_comma():
     assert [m.values for m in said.mentions if m.slots == ("address",)] == [('"123 Elm Street, Suite 641"',)]
     unsure = FuzzyGrounder(domains).ground("Please deliver it to 123 Elm Street instead.")
     assert [len(m.values) for m in unsure.mentions if m.slots == ("address",)] == [2]
+
+
+@pytest.mark.parametrize("name", ["lexical", "parse"])
+def test_a_vague_word_on_a_voucher_marks_the_certificate_amount(name):
+    """Airline task 27 sends Ethan Martin a travel certificate for a delayed flight: customers call
+    it a voucher, so "a fair voucher, whatever is reasonable" leaves its amount to a subjective
+    word (marked), not unsaid (withheld)."""
+    from adapters.tau2 import Tau2Adapter
+    from miscue.briefs import ExtractionInput
+    from miscue.planning import Planner
+
+    airline = Tau2Adapter("airline")
+    intent = airline.validate(next(s for s in airline.load_seeds() if s.task_id == "27")).intent
+    text = "ethan_martin_2396. HAT039 from Atlanta to Seattle was delayed for hours. I'd like a fair voucher, whatever's fine."
+    inp = ExtractionInput(context=airline.context_line(intent), request=airline.request_phrase(intent),
+                          requirements=Planner(airline).requirements(intent, options=True), text=text)
+    found = extractors.EXTRACTORS[name].blind(inp)
+    assert (found.flaw, found.requirement) == ("marked", "certificate.amount")

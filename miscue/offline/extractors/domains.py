@@ -36,7 +36,8 @@ _NAME_SYNONYMS = {
     "price": ("under", "budget", "cost", "priced", "pricey", "cheap", "expensive", "spend", "afford", "dollars"),
     "size": ("sized", "big", "small", "large", "bigger", "smaller", "little", "huge", "tiny"),
     "reason": ("because", "since", "as"), "address": ("ship", "deliver", "live", "moved"), "passengers": ("name", "traveller"),
-    "reservation": ("booking", "trip"), "flights": ("flight", "fly", "itinerary"), "insurance": ("insured", "cover"),
+    "reservation": ("booking", "trip"), "certificate": ("voucher", "compensation"),
+    "flights": ("flight", "fly", "itinerary"), "insurance": ("insured", "cover"),
 }
 
 
