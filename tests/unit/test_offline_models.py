@@ -555,3 +555,22 @@ def test_a_vague_word_on_a_voucher_marks_the_certificate_amount(name):
                           requirements=Planner(airline).requirements(intent, options=True), text=text)
     found = extractors.EXTRACTORS[name].blind(inp)
     assert (found.flaw, found.requirement) == ("marked", "certificate.amount")
+
+
+@pytest.mark.parametrize("name", ["lexical", "parse"])
+def test_a_wish_for_the_money_back_is_an_oblique_return_not_noise(name):
+    """Retail task 48 returns Daiki Johnson's air purifier: a customer who only says they would
+    rather have the money back than keep it asks for the return without stating it (oblique);
+    the long clause that says so is the request, not an off-topic passage."""
+    from adapters.tau2 import Tau2Adapter
+    from miscue.briefs import ExtractionInput
+    from miscue.planning import Planner
+
+    retail = Tau2Adapter("retail")
+    intent = retail.validate(next(s for s in retail.load_seeds() if s.task_id == "48")).intent
+    text = ("Daiki Johnson, 80273. The air purifier from order #W9502127 has been such a disappointment; it barely "
+            "clears the smell in our flat, and honestly I would rather get my money back on PayPal than keep it "
+            "gathering dust by the window for another month.")
+    inp = ExtractionInput(context=retail.context_line(intent), request=retail.request_phrase(intent),
+                          requirements=Planner(retail).requirements(intent, options=True), text=text)
+    assert extractors.EXTRACTORS[name].blind(inp).flaw == "oblique"

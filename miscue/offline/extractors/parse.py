@@ -66,6 +66,9 @@ _OPERATION_VERBS = {"cancel": r"cancel\w*",
                     "modify": r"modify\w*",
                     "book": r"(?:book|" + BOOKING_NOUN + ")"
                             r"(?! (?:reference|code|number|id|[a-z]*\d[a-z\d]*\b))"}
+#: what an operation gets the customer, which asks for it without naming it ("I'd rather have the
+#: money back than keep it"): part of the request, never noise -- and no operation of its own
+_OUTCOMES = {"return": r"money back|refund\w*", "cancel": r"money back|refund\w*"}
 _STORE = re.compile(r"\b(?:price alert|an alert|notify me|sort\w* (?:[\w-]+ ){0,6}?by|(?:price|the) filter|"
                     r"filter (?:the )?results|"
                     r"(?:in[- ]store|curbside) pick ?up|pick ?up in|subscri\w+|ask the seller|contact the seller|wishlist|"
@@ -241,13 +244,14 @@ class ParseExtractor(Extractor[_ParseView]):
     def noise(self, v: _ParseView) -> str | None:
         """The longest run of clauses that names nothing of the request, when it is at least 25
         words and at least as long as the rest. A clause that names the operation asked for
-        ("better they are cancelled") or points at a requirement ("on the booking I told you
-        about") is part of the request."""
+        ("better they are cancelled"), what it gets the customer ("I'd rather have the money back")
+        or points at a requirement ("on the booking I told you about") is part of the request."""
         best: tuple[int, int] | None = None
         run: list[tuple[int, int]] = []
         named = dict(zip(v.clauses, naming_units(v.clauses, v.reading, v.domains, apart=2)))
         request = v.inp.request.lower()
-        wanted = [_OPERATION_VERBS[k] for p, k in _REQUEST_KIND.items() if k in _OPERATION_VERBS and re.search(p, request)]
+        wanted = [f"{_OPERATION_VERBS[k]}|{_OUTCOMES[k]}" if k in _OUTCOMES else _OPERATION_VERBS[k]
+                  for p, k in _REQUEST_KIND.items() if k in _OPERATION_VERBS and re.search(p, request)]
         asks = [(m.start, m.end) for m in v.grounding.mentions if m.kind == "referring" and m.slots] + [
             m.span() for verb in wanted for m in re.finditer(rf"\b(?:{verb})\b", v.low)]
         for c in [*v.clauses, None]:
