@@ -574,3 +574,21 @@ def test_a_wish_for_the_money_back_is_an_oblique_return_not_noise(name):
     inp = ExtractionInput(context=retail.context_line(intent), request=retail.request_phrase(intent),
                           requirements=Planner(retail).requirements(intent, options=True), text=text)
     assert extractors.EXTRACTORS[name].blind(inp).flaw == "oblique"
+
+
+@pytest.mark.parametrize("name", ["lexical", "parse"])
+def test_a_sentence_pointing_at_a_requirement_is_not_noise(name):
+    """Retail task 34 moves Noah Patel's pending order to a new address: a long sentence whose only
+    words about the request point at the address ("my usual address") is the request with a marked
+    value, not an off-topic passage."""
+    from adapters.tau2 import Tau2Adapter
+    from miscue.briefs import ExtractionInput
+    from miscue.planning import Planner
+
+    retail = Tau2Adapter("retail")
+    intent = retail.validate(next(s for s in retail.load_seeds() if s.task_id == "34")).intent
+    text = ("Noah Patel, 10108. The pending order I placed last week is apparently on its way to the wrong place "
+            "entirely, so could you please have its shipping address changed to my usual address before it leaves?")
+    inp = ExtractionInput(context=retail.context_line(intent), request=retail.request_phrase(intent),
+                          requirements=Planner(retail).requirements(intent, options=True), text=text)
+    assert extractors.EXTRACTORS[name].blind(inp).flaw == "marked"
