@@ -145,6 +145,8 @@ REQUEST = _rx(
     r"|(?:^|[.!;:]\s+)(?:(?:hey|hi|hello|ok|okay|so|well|yeah|um|right),?\s+)?"
     r"(?:need|want|looking for|searching for|seeking|in the market for|after|shopping for)\b"
     r"|\?"
+    # a record put right ("the second passenger should be Mei Garcia, not Mei Lee") asks for the change
+    r"|\bshould (?:be|read|say) [^.;!?]{1,80}?,? not\b"
     r"|(?:^|[.!;:,]\s+|\s-\s|\b(?<!i.ll )(?<!ill )(?<!i will )(?<!i )(?<!we.ll )(?<!we )(?:and|also|then|so|just|now|but)\s+)"
     r"(?:cancel|exchange|return|change|switch|book|update|"
     r"modify|swap|send|refund|downgrade|upgrade|move|put|make|add|remove|replace|process|issue|give|find|get|buy|"

@@ -256,6 +256,10 @@ def test_requests_said_in_shorthand_or_as_hints():
     assert g.requests
     g, _ = ground(trip(), "hey, need HAT1 and HAT2 in coach, no bags, no insurance")
     assert g.requests  # a wish after a greeting
+    g, _ = ground(trip(), "On my trip the flights should be HAT1 and HAT2, not HAT3, in coach.")
+    assert g.requests  # a record put right asks for the change
+    g, _ = ground(trip(), "My trip on HAT1 and HAT2 should be a quiet one in coach.")
+    assert not g.requests  # how something ought to go, with nothing put right, is a statement
 
 
 def test_details_operations_and_extras_are_found():
