@@ -260,6 +260,8 @@ def test_requests_said_in_shorthand_or_as_hints():
     assert g.requests  # a record put right asks for the change
     g, _ = ground(trip(), "My trip on HAT1 and HAT2 should be a quiet one in coach.")
     assert not g.requests  # how something ought to go, with nothing put right, is a statement
+    g, _ = ground(trip(), "HAT1 was late and it's been a mess. I'm not asking for much, just coach on HAT2.")
+    assert g.requests  # "not asking for much, just ...": an ask
 
 
 def test_details_operations_and_extras_are_found():
