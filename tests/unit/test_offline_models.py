@@ -592,3 +592,22 @@ def test_a_sentence_pointing_at_a_requirement_is_not_noise(name):
     inp = ExtractionInput(context=retail.context_line(intent), request=retail.request_phrase(intent),
                           requirements=Planner(retail).requirements(intent, options=True), text=text)
     assert extractors.EXTRACTORS[name].blind(inp).flaw == "marked"
+
+
+@pytest.mark.parametrize("name", ["lexical", "parse"])
+def test_a_vague_word_for_a_requirement_is_not_noise(name):
+    """Airline task 38 sends Noah Muller a certificate for a delay: a text whose only word about the
+    amount is a vague one ("a modest travel certificate") leaves it to a subjective word (marked);
+    the sentence saying so is the request, not an off-topic passage."""
+    from adapters.tau2 import Tau2Adapter
+    from miscue.briefs import ExtractionInput
+    from miscue.planning import Planner
+
+    airline = Tau2Adapter("airline")
+    intent = airline.validate(next(s for s in airline.load_seeds() if s.task_id == "38")).intent
+    text = ("noah_muller_9847. My last flight sat on the tarmac for hours, which was a real mess for me, so I'm only "
+            "asking for a modest certificate to make up for it as a goodwill gesture.")
+    inp = ExtractionInput(context=airline.context_line(intent), request=airline.request_phrase(intent),
+                          requirements=Planner(airline).requirements(intent, options=True), text=text)
+    found = extractors.EXTRACTORS[name].blind(inp)
+    assert (found.flaw, found.requirement) == ("marked", "certificate.amount")

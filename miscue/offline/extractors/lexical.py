@@ -111,10 +111,11 @@ class LexicalExtractor(Extractor[_LexView]):
 
     def noise(self, v: _LexView) -> str | None:
         """The longest run of sentences that names nothing of the request (an item the order does
-        not hold is not the request; a pointer at a requirement, "to my usual address", names it),
-        when it is at least 25 words and at least as long as everything else."""
+        not hold is not the request; a pointer at a requirement or a vague word for it names it: "to
+        my usual address", "a modest certificate"), when it is at least 25 words and at least as
+        long as everything else."""
         sents = self._sentences(v.low)
-        pointers = [m.start for m in v.grounding.mentions if m.kind == "referring" and m.slots]
+        pointers = [m.start for m in v.grounding.mentions if m.kind in ("referring", "vague") and m.slots]
         empty = [not named and not any(a <= p < b for p in pointers)
                  for named, (a, b) in zip(naming_units(sents, v.reading, v.domains), sents)]
         best: tuple[int, int, int] | None = None

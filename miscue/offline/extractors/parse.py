@@ -245,14 +245,15 @@ class ParseExtractor(Extractor[_ParseView]):
         """The longest run of clauses that names nothing of the request, when it is at least 25
         words and at least as long as the rest. A clause that names the operation asked for
         ("better they are cancelled"), what it gets the customer ("I'd rather have the money back")
-        or points at a requirement ("on the booking I told you about") is part of the request."""
+        or points at a requirement ("on the booking I told you about", "a modest certificate") is part
+        of the request."""
         best: tuple[int, int] | None = None
         run: list[tuple[int, int]] = []
         named = dict(zip(v.clauses, naming_units(v.clauses, v.reading, v.domains, apart=2)))
         request = v.inp.request.lower()
         wanted = [f"{_OPERATION_VERBS[k]}|{_OUTCOMES[k]}" if k in _OUTCOMES else _OPERATION_VERBS[k]
                   for p, k in _REQUEST_KIND.items() if k in _OPERATION_VERBS and re.search(p, request)]
-        asks = [(m.start, m.end) for m in v.grounding.mentions if m.kind == "referring" and m.slots] + [
+        asks = [(m.start, m.end) for m in v.grounding.mentions if m.kind in ("referring", "vague") and m.slots] + [
             m.span() for verb in wanted for m in re.finditer(rf"\b(?:{verb})\b", v.low)]
         for c in [*v.clauses, None]:
             if (c is not None and not named[c] and not _IDENTITY.search(v.low[c[0]:c[1]])
