@@ -611,3 +611,21 @@ def test_a_vague_word_for_a_requirement_is_not_noise(name):
                           requirements=Planner(airline).requirements(intent, options=True), text=text)
     found = extractors.EXTRACTORS[name].blind(inp)
     assert (found.flaw, found.requirement) == ("marked", "certificate.amount")
+
+
+@pytest.mark.parametrize("name", ["lexical", "parse"])
+def test_a_premise_is_about_the_requirement_it_settles_otherwise(name):
+    """Airline task 37 upgrades Aarav Ahmed's M20IZO to business: a premise that names the
+    reservation and the cabin, followed by another cabin settled for, is about the cabin."""
+    from adapters.tau2 import Tau2Adapter
+    from miscue.briefs import ExtractionInput
+    from miscue.planning import Planner
+
+    airline = Tau2Adapter("airline")
+    intent = airline.validate(next(s for s in airline.load_seeds() if s.task_id == "37")).intent
+    text = ("aarav_ahmed_6699. Please cancel NQNU5R. On M20IZO I wanted business, but I hear upgrades aren't allowed "
+            "there, so leave it in economy on the same flights, any difference on my Mastercard ending 7334.")
+    inp = ExtractionInput(context=airline.context_line(intent), request=airline.request_phrase(intent),
+                          requirements=Planner(airline).requirements(intent, options=True), text=text)
+    found = extractors.EXTRACTORS[name].blind(inp)
+    assert (found.flaw, found.requirement) == ("presupposed", "change_flights.cabin")

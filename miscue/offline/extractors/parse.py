@@ -273,15 +273,19 @@ class ParseExtractor(Extractor[_ParseView]):
         return None
 
     def presupposed(self, v: _ParseView) -> TargetedExtraction | None:
-        """The requirement a premise is about: the first one whose true value a premise names."""
+        """The requirement a premise is about: the first one whose true value a premise names and
+        for which the text settles on something else; else the first one a premise names ("For
+        M20IZO I'd have wanted business, but I gather upgrades aren't allowed, so keep it economy":
+        the cabin, not the reservation the premise also names)."""
         found = []
         for slot, st in v.reading.slots.items():
             if st.state == "doubted":
                 first = min(m.start for m in st.mentions if m.in_premise)
-                found.append((first, slot, st))
+                settled = any(not m.in_premise for m in st.mentions)
+                found.append((not settled, first, slot, st))
         if not found:
             return None
-        first, slot, st = min(found, key=lambda f: f[0])
+        _, first, slot, st = min(found, key=lambda f: f[:2])
         clause = next(((a, b) for a, b in v.clauses if a <= first < b), None)
         fallback = next((m.text for m in st.mentions if not m.in_premise), None)
         return TargetedExtraction(flaw="presupposed", requirement=slot,
