@@ -629,3 +629,20 @@ def test_a_premise_is_about_the_requirement_it_settles_otherwise(name):
                           requirements=Planner(airline).requirements(intent, options=True), text=text)
     found = extractors.EXTRACTORS[name].blind(inp)
     assert (found.flaw, found.requirement) == ("presupposed", "change_flights.cabin")
+
+
+@pytest.mark.parametrize("name", ["lexical", "parse"])
+def test_the_city_state_and_zip_closing_an_address_are_no_extra_detail(name):
+    """Retail task 34 moves Noah Patel's pending order to 224 Elm Street, Suite 491: the city, state
+    and ZIP code a customer writes after the street are part of the address said."""
+    from adapters.tau2 import Tau2Adapter
+    from miscue.briefs import ExtractionInput
+    from miscue.planning import Planner
+
+    retail = Tau2Adapter("retail")
+    intent = retail.validate(next(s for s in retail.load_seeds() if s.task_id == "34")).intent
+    text = "Noah Patel, zip 10108. Please change the shipping address of my pending order to 224 Elm Street, Suite 491, " \
+        "New York, NY 10108, USA."
+    inp = ExtractionInput(context=retail.context_line(intent), request=retail.request_phrase(intent),
+                          requirements=Planner(retail).requirements(intent, options=True), text=text)
+    assert extractors.EXTRACTORS[name].blind(inp).flaw == "none"

@@ -85,6 +85,9 @@ _NEGATORS = {"no", "not", "without", "non", "never"}  # a form's negator must be
 _KEPT = re.compile(r"\bsame (?:\w+ )?(?:size|colou?r|one|model|style|kind|type|length|material)s?(?:(?:,| and) [\w-]+)*")
 #: an e-mail address or a user id: identity, whatever the clause splitter made of its dots
 _HANDLE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b[a-z]+_[a-z]+_\d{3,}\b")
+#: the city, state and ZIP code that close a street address ("..., San Diego, CA 92101, USA"): part of
+#: the address said, not a detail of its own
+_PLACE = re.compile(r"\b(?:[a-z][a-z.]*\s){0,3}[a-z][a-z.]*,\s*[a-z]{2},?\s+\d{5}(?:-\d{4})?(?:,?\s*usa\b)?")
 #: the extraction form's context line names the customer ("You are Liam Moore, a customer of ...")
 _CUSTOMER = re.compile(r"^you are ([^,.]+)", re.I)
 _IDENTITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[a-z]+_[a-z]+_\d{3,}\b|\b\d{5}\b|\buser(?: id)?\b|"
@@ -317,15 +320,16 @@ class ParseExtractor(Extractor[_ParseView]):
 
     def extra(self, v: _ParseView) -> str | None:
         """A clause that adds a detail: opened as an aside, naming an address or a count, or
-        given a reason ("fleece lined, since I run outside"), with words the request does not
-        explain."""
+        given a reason ("fleece lined, since I run outside"), with words neither the request nor
+        its requirements explain."""
         known = [(m.start, m.end) for m in v.grounding.mentions if m.kind != "extra"] + list(v.grounding.requests) \
             + list(v.grounding.premises) + [m.span() for m in _KEPT.finditer(v.low)] \
-            + [m.span() for m in INSTRUMENT.finditer(v.low)]
+            + [m.span() for m in INSTRUMENT.finditer(v.low)] + [m.span() for m in _PLACE.finditer(v.low)]
         for d in v.domains.slots.values():  # the words naming a requirement explain themselves
             for phrase in (*d.names, *d.anchors):
                 if len(phrase) > 2:
                     known += [m.span() for m in re.finditer(rf"(?<!\w){re.escape(fold(phrase))}s?(?!\w)", v.low)]
+        asked = set(WORD.findall(fold(v.inp.request)))  # the request's own words ("the shipping address")
         for k, (a, b) in enumerate(v.clauses):
             low = self._clause_low(v, (a, b))
             if _IDENTITY.search(low) and not _CONCRETE.search(low):
@@ -337,7 +341,7 @@ class ParseExtractor(Extractor[_ParseView]):
                 continue
             if not (_ASIDE.search(low) or after_aside or _CONCRETE.search(low) or reason):
                 continue
-            content = [m for m in WORD.finditer(v.low[a:b]) if m.group(0) not in STOP
+            content = [m for m in WORD.finditer(v.low[a:b]) if m.group(0) not in STOP and m.group(0) not in asked
                        and not any(s <= a + m.start() < e for s, e in known) and not _IDENTITY.search(m.group(0))]
             if len(content) >= (1 if reason else 2) or ((_ASIDE.search(low) or after_aside) and _HOME.search(low)):
                 b = self._aside_end(v, k)
