@@ -646,3 +646,22 @@ def test_the_city_state_and_zip_closing_an_address_are_no_extra_detail(name):
     inp = ExtractionInput(context=retail.context_line(intent), request=retail.request_phrase(intent),
                           requirements=Planner(retail).requirements(intent, options=True), text=text)
     assert extractors.EXTRACTORS[name].blind(inp).flaw == "none"
+
+
+@pytest.mark.parametrize("name", ["lexical", "parse"])
+def test_a_vague_word_in_a_story_does_not_make_it_part_of_the_request(name):
+    """WebShop task 217 wants wireless earbuds under $130: "I spend a lot of time on trains" is
+    part of an off-topic story, though "a lot of" is a vague word the price could take -- only a
+    vague word said with the requirement's own name speaks of it."""
+    from flows.registry import adapter_for
+    from miscue.briefs import ExtractionInput
+    from miscue.planning import Planner
+
+    shop = adapter_for("webshop")
+    intent = shop.validate(next(s for s in shop.load_seeds() if s.task_id == "217")).intent
+    text = ("I started a new job two weeks ago and my head is still spinning. The office is on the other side of the "
+            "city, so I spend a lot of time on trains now. Anyway. Can you find me wireless earbuds with ear hooks and "
+            "touch control, in black, under $130?")
+    inp = ExtractionInput(context=shop.context_line(intent), request=shop.request_phrase(intent),
+                          requirements=Planner(shop).requirements(intent, options=True), text=text)
+    assert extractors.EXTRACTORS[name].blind(inp).flaw == "noise"

@@ -34,6 +34,17 @@ def _clause_around(text: str, start: int, end: int) -> str:
     return re.sub(r"^\s*(?:and|or|but)\s+", "", text[left:right]).strip()
 
 
+def pointing_units(units: list[tuple[int, int]], reading: TextReading) -> list[bool]:
+    """Per unit (a sentence, a clause), whether it speaks of a requirement without naming its value:
+    a pointer the grounder attributes to one ("to my usual address"), or the vague word a
+    requirement is left to ("a modest certificate"; not "I spend a lot of time on trains" when the
+    price is said: those words are not how the text speaks of it)."""
+    marked = {s for s, st in reading.slots.items() if st.state == "marked"}
+    spots = [m.start for m in reading.grounding.mentions
+             if m.slots and (m.kind == "referring" or (m.kind == "vague" and set(m.slots) & marked))]
+    return [any(a <= p < b for p in spots) for a, b in units]
+
+
 def naming_units(units: list[tuple[int, int]], reading: TextReading, domains: Domains, apart: int = 1) -> list[bool]:
     """Which units of a text (sentences, clauses) name something of the request: a value, or a
     part of the true value, that no other unit names, or two things at once. A word said in

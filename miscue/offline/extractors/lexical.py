@@ -20,7 +20,7 @@ from rapidfuzz import fuzz
 from miscue.briefs import ExtractionInput, TargetedExtraction
 from miscue.language import Domains, Grounder, Grounding, fold
 from miscue.language.states import TextReading, states
-from miscue.offline.extractors.base import Extractor, naming_units
+from miscue.offline.extractors.base import Extractor, naming_units, pointing_units
 from miscue.offline.extractors.domains import domains_of
 from miscue.offline.extractors.lexicon import (
     ADDED,
@@ -115,9 +115,8 @@ class LexicalExtractor(Extractor[_LexView]):
         my usual address", "a modest certificate"), when it is at least 25 words and at least as
         long as everything else."""
         sents = self._sentences(v.low)
-        pointers = [m.start for m in v.grounding.mentions if m.kind in ("referring", "vague") and m.slots]
-        empty = [not named and not any(a <= p < b for p in pointers)
-                 for named, (a, b) in zip(naming_units(sents, v.reading, v.domains), sents)]
+        named = naming_units(sents, v.reading, v.domains)
+        empty = [not (n or p) for n, p in zip(named, pointing_units(sents, v.reading))]
         best: tuple[int, int, int] | None = None
         i = 0
         while i < len(sents):

@@ -22,7 +22,7 @@ from miscue.language import Domains, Grounder, Grounding
 from miscue.language.grounder import Form
 from miscue.language.states import TextReading, states
 from miscue.language.text import Token, fold, respell
-from miscue.offline.extractors.base import Extractor, naming_units
+from miscue.offline.extractors.base import Extractor, naming_units, pointing_units
 from miscue.offline.extractors.domains import domains_of
 from miscue.offline.extractors.text import BOOKING_NOUN, INSTRUMENT, STOP, WORD, blank, clean, split_spans
 
@@ -253,13 +253,13 @@ class ParseExtractor(Extractor[_ParseView]):
         best: tuple[int, int] | None = None
         run: list[tuple[int, int]] = []
         named = dict(zip(v.clauses, naming_units(v.clauses, v.reading, v.domains, apart=2)))
+        pointed = dict(zip(v.clauses, pointing_units(v.clauses, v.reading)))
         request = v.inp.request.lower()
         wanted = [f"{_OPERATION_VERBS[k]}|{_OUTCOMES[k]}" if k in _OUTCOMES else _OPERATION_VERBS[k]
                   for p, k in _REQUEST_KIND.items() if k in _OPERATION_VERBS and re.search(p, request)]
-        asks = [(m.start, m.end) for m in v.grounding.mentions if m.kind in ("referring", "vague") and m.slots] + [
-            m.span() for verb in wanted for m in re.finditer(rf"\b(?:{verb})\b", v.low)]
+        asks = [m.span() for verb in wanted for m in re.finditer(rf"\b(?:{verb})\b", v.low)]
         for c in [*v.clauses, None]:
-            if (c is not None and not named[c] and not _IDENTITY.search(v.low[c[0]:c[1]])
+            if (c is not None and not named[c] and not pointed[c] and not _IDENTITY.search(v.low[c[0]:c[1]])
                     and not any(a < c[1] and c[0] < b for a, b in asks)):
                 run.append(c)
                 continue
