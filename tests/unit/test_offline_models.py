@@ -539,129 +539,63 @@ def test_the_fuzzy_grounder_hears_a_value_said_across_a_comma():
     assert [len(m.values) for m in unsure.mentions if m.slots == ("address",)] == [2]
 
 
-@pytest.mark.parametrize("name", ["lexical", "parse"])
-def test_a_vague_word_on_a_voucher_marks_the_certificate_amount(name):
-    """Airline task 27 sends Ethan Martin a travel certificate for a delayed flight: customers call
-    it a voucher, so "a fair voucher, whatever is reasonable" leaves its amount to a subjective
-    word (marked), not unsaid (withheld)."""
-    from adapters.tau2 import Tau2Adapter
-    from miscue.briefs import ExtractionInput
-    from miscue.planning import Planner
 
-    airline = Tau2Adapter("airline")
-    intent = airline.validate(next(s for s in airline.load_seeds() if s.task_id == "27")).intent
-    text = "ethan_martin_2396. HAT039 from Atlanta to Seattle was delayed for hours. I'd like a fair voucher, whatever's fine."
-    inp = ExtractionInput(context=airline.context_line(intent), request=airline.request_phrase(intent),
-                          requirements=Planner(airline).requirements(intent, options=True), text=text)
-    found = extractors.EXTRACTORS[name].blind(inp)
-    assert (found.flaw, found.requirement) == ("marked", "certificate.amount")
-
-
-@pytest.mark.parametrize("name", ["lexical", "parse"])
-def test_a_wish_for_the_money_back_is_an_oblique_return_not_noise(name):
-    """Retail task 48 returns Daiki Johnson's air purifier: a customer who only says they would
-    rather have the money back than keep it asks for the return without stating it (oblique);
-    the long clause that says so is the request, not an off-topic passage."""
-    from adapters.tau2 import Tau2Adapter
-    from miscue.briefs import ExtractionInput
-    from miscue.planning import Planner
-
-    retail = Tau2Adapter("retail")
-    intent = retail.validate(next(s for s in retail.load_seeds() if s.task_id == "48")).intent
-    text = ("Daiki Johnson, 80273. The air purifier from order #W9502127 has been such a disappointment; it barely "
-            "clears the smell in our flat, and honestly I would rather get my money back on PayPal than keep it "
-            "gathering dust by the window for another month.")
-    inp = ExtractionInput(context=retail.context_line(intent), request=retail.request_phrase(intent),
-                          requirements=Planner(retail).requirements(intent, options=True), text=text)
-    assert extractors.EXTRACTORS[name].blind(inp).flaw == "oblique"
-
-
-@pytest.mark.parametrize("name", ["lexical", "parse"])
-def test_a_sentence_pointing_at_a_requirement_is_not_noise(name):
-    """Retail task 34 moves Noah Patel's pending order to a new address: a long sentence whose only
-    words about the request point at the address ("my usual address") is the request with a marked
-    value, not an off-topic passage."""
-    from adapters.tau2 import Tau2Adapter
-    from miscue.briefs import ExtractionInput
-    from miscue.planning import Planner
-
-    retail = Tau2Adapter("retail")
-    intent = retail.validate(next(s for s in retail.load_seeds() if s.task_id == "34")).intent
-    text = ("Noah Patel, 10108. The pending order I placed last week is apparently on its way to the wrong place "
-            "entirely, so could you please have its shipping address changed to my usual address before it leaves?")
-    inp = ExtractionInput(context=retail.context_line(intent), request=retail.request_phrase(intent),
-                          requirements=Planner(retail).requirements(intent, options=True), text=text)
-    assert extractors.EXTRACTORS[name].blind(inp).flaw == "marked"
+# Hand-written texts about real host tasks, each read with the extraction form the pipeline sends
+# for the task: (benchmark, task, flaw, requirement, text), each with why it is what it is.
+HOST_WRITTEN = [
+    # Airline task 27 sends Ethan Martin a travel certificate for a delayed flight: customers call it a voucher, so "a
+    # fair voucher, whatever is reasonable" leaves its amount to a subjective word (marked), not unsaid (withheld).
+    ("tau2-airline", "27", "marked", "certificate.amount",
+     "ethan_martin_2396. HAT039 from Atlanta to Seattle was delayed for hours. I'd like a fair voucher, whatever's fine."),
+    # Retail task 48 returns Daiki Johnson's air purifier: a customer who only says they would rather have the money
+    # back than keep it asks for the return without stating it (oblique); the long clause that says so is the request,
+    # not an off-topic passage.
+    ("tau2-retail", "48", "oblique", None,
+     "Daiki Johnson, 80273. The air purifier from order #W9502127 has been such a disappointment; it barely "
+     "clears the smell in our flat, and honestly I would rather get my money back on PayPal than keep it "
+     "gathering dust by the window for another month."),
+    # Retail task 34 moves Noah Patel's pending order to a new address: a long sentence whose only words about the
+    # request point at the address ("my usual address") is the request with a marked value, not an off-topic passage.
+    ("tau2-retail", "34", "marked", "modify_address.address",
+     "Noah Patel, 10108. The pending order I placed last week is apparently on its way to the wrong place "
+     "entirely, so could you please have its shipping address changed to my usual address before it leaves?"),
+    # Airline task 38 sends Noah Muller a certificate for a delay: a text whose only word about the amount is a vague
+    # one ("a modest travel certificate") leaves it to a subjective word (marked); the sentence saying so is the
+    # request, not an off-topic passage.
+    ("tau2-airline", "38", "marked", "certificate.amount",
+     "noah_muller_9847. My last flight sat on the tarmac for hours, which was a real mess for me, so I'm only "
+     "asking for a modest certificate to make up for it as a goodwill gesture."),
+    # Airline task 37 upgrades Aarav Ahmed's M20IZO to business: a premise that names the reservation and the cabin,
+    # followed by another cabin settled for, is about the cabin.
+    ("tau2-airline", "37", "presupposed", "change_flights.cabin",
+     "aarav_ahmed_6699. Please cancel NQNU5R. On M20IZO I wanted business, but I hear upgrades aren't allowed "
+     "there, so leave it in economy on the same flights, any difference on my Mastercard ending 7334."),
+    # Retail task 34 moves Noah Patel's pending order to 224 Elm Street, Suite 491: the city, state and ZIP code a
+    # customer writes after the street are part of the address said.
+    ("tau2-retail", "34", "none", None,
+     "Noah Patel, zip 10108. Please change the shipping address of my pending order to 224 Elm Street, Suite 491, "
+     "New York, NY 10108, USA."),
+    # WebShop task 217 wants wireless earbuds under $130: "I spend a lot of time on trains" is part of an off-topic
+    # story, though "a lot of" is a vague word a price can take: the price is said ("under $130"), and only the vague
+    # word a requirement is left to speaks of it.
+    ("webshop", "217", "noise", None,
+     "I started a new job two weeks ago and my head is still spinning. The office is on the other side of the "
+     "city, so I spend a lot of time on trains now. Anyway. Can you find me wireless earbuds with ear hooks and "
+     "touch control, in black, under $130?"),
+]
 
 
 @pytest.mark.parametrize("name", ["lexical", "parse"])
-def test_a_vague_word_for_a_requirement_is_not_noise(name):
-    """Airline task 38 sends Noah Muller a certificate for a delay: a text whose only word about the
-    amount is a vague one ("a modest travel certificate") leaves it to a subjective word (marked);
-    the sentence saying so is the request, not an off-topic passage."""
-    from adapters.tau2 import Tau2Adapter
-    from miscue.briefs import ExtractionInput
-    from miscue.planning import Planner
-
-    airline = Tau2Adapter("airline")
-    intent = airline.validate(next(s for s in airline.load_seeds() if s.task_id == "38")).intent
-    text = ("noah_muller_9847. My last flight sat on the tarmac for hours, which was a real mess for me, so I'm only "
-            "asking for a modest certificate to make up for it as a goodwill gesture.")
-    inp = ExtractionInput(context=airline.context_line(intent), request=airline.request_phrase(intent),
-                          requirements=Planner(airline).requirements(intent, options=True), text=text)
-    found = extractors.EXTRACTORS[name].blind(inp)
-    assert (found.flaw, found.requirement) == ("marked", "certificate.amount")
-
-
-@pytest.mark.parametrize("name", ["lexical", "parse"])
-def test_a_premise_is_about_the_requirement_it_settles_otherwise(name):
-    """Airline task 37 upgrades Aarav Ahmed's M20IZO to business: a premise that names the
-    reservation and the cabin, followed by another cabin settled for, is about the cabin."""
-    from adapters.tau2 import Tau2Adapter
-    from miscue.briefs import ExtractionInput
-    from miscue.planning import Planner
-
-    airline = Tau2Adapter("airline")
-    intent = airline.validate(next(s for s in airline.load_seeds() if s.task_id == "37")).intent
-    text = ("aarav_ahmed_6699. Please cancel NQNU5R. On M20IZO I wanted business, but I hear upgrades aren't allowed "
-            "there, so leave it in economy on the same flights, any difference on my Mastercard ending 7334.")
-    inp = ExtractionInput(context=airline.context_line(intent), request=airline.request_phrase(intent),
-                          requirements=Planner(airline).requirements(intent, options=True), text=text)
-    found = extractors.EXTRACTORS[name].blind(inp)
-    assert (found.flaw, found.requirement) == ("presupposed", "change_flights.cabin")
-
-
-@pytest.mark.parametrize("name", ["lexical", "parse"])
-def test_the_city_state_and_zip_closing_an_address_are_no_extra_detail(name):
-    """Retail task 34 moves Noah Patel's pending order to 224 Elm Street, Suite 491: the city, state
-    and ZIP code a customer writes after the street are part of the address said."""
-    from adapters.tau2 import Tau2Adapter
-    from miscue.briefs import ExtractionInput
-    from miscue.planning import Planner
-
-    retail = Tau2Adapter("retail")
-    intent = retail.validate(next(s for s in retail.load_seeds() if s.task_id == "34")).intent
-    text = "Noah Patel, zip 10108. Please change the shipping address of my pending order to 224 Elm Street, Suite 491, " \
-        "New York, NY 10108, USA."
-    inp = ExtractionInput(context=retail.context_line(intent), request=retail.request_phrase(intent),
-                          requirements=Planner(retail).requirements(intent, options=True), text=text)
-    assert extractors.EXTRACTORS[name].blind(inp).flaw == "none"
-
-
-@pytest.mark.parametrize("name", ["lexical", "parse"])
-def test_a_vague_word_in_a_story_does_not_make_it_part_of_the_request(name):
-    """WebShop task 217 wants wireless earbuds under $130: "I spend a lot of time on trains" is
-    part of an off-topic story, though "a lot of" is a vague word the price could take -- only a
-    vague word said with the requirement's own name speaks of it."""
+@pytest.mark.parametrize("benchmark,task,flaw,requirement,text", HOST_WRITTEN,
+                         ids=[f"{b}-{t}-{f}" for b, t, f, _, _ in HOST_WRITTEN])
+def test_extractor_on_hand_written_text_about_a_host_task(name, benchmark, task, flaw, requirement, text):
     from flows.registry import adapter_for
     from miscue.briefs import ExtractionInput
     from miscue.planning import Planner
 
-    shop = adapter_for("webshop")
-    intent = shop.validate(next(s for s in shop.load_seeds() if s.task_id == "217")).intent
-    text = ("I started a new job two weeks ago and my head is still spinning. The office is on the other side of the "
-            "city, so I spend a lot of time on trains now. Anyway. Can you find me wireless earbuds with ear hooks and "
-            "touch control, in black, under $130?")
-    inp = ExtractionInput(context=shop.context_line(intent), request=shop.request_phrase(intent),
-                          requirements=Planner(shop).requirements(intent, options=True), text=text)
-    assert extractors.EXTRACTORS[name].blind(inp).flaw == "noise"
+    host = adapter_for(benchmark)
+    intent = host.validate(next(s for s in host.load_seeds() if s.task_id == task)).intent
+    inp = ExtractionInput(context=host.context_line(intent), request=host.request_phrase(intent),
+                          requirements=Planner(host).requirements(intent, options=True), text=text)
+    found = extractors.EXTRACTORS[name].blind(inp)
+    assert found.flaw == flaw and (requirement is None or found.requirement == requirement)
