@@ -249,7 +249,8 @@ def _details(adapter: Any, intent: Intent) -> tuple[Detail, ...]:
         forms = OPERATION_FORMS.get(sibling or "", ()) or (m.phrase,)
         details.append(Detail("operation", f"mismatch:{i}", (m.phrase, *forms)))
     for i, e in enumerate(adapter.extras(intent)):
-        details.append(Detail("extra", f"extra:{i}", extra_forms(e)))
+        about = tuple(str(c.value) for c in e.reading.conditions if c.slot == "change_bags.reservation")
+        details.append(Detail("extra", f"extra:{i}", extra_forms(e), anchors=about))
     return tuple(details)
 
 

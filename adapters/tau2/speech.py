@@ -211,21 +211,31 @@ class Tau2Speech:
                                      conditions=list(intent.conditions) + [Condition(slot="user_address.address", value=moved)])
             out.append(Extra(f"by the way, I now live at {words.spoken_address(moved)}", reading))
         if self.domain_name == "airline" and "change_bags" not in labels:
-            rid = next((r for lab in labels if (r := self.resolved(intent, f"{lab}.reservation"))), None)  # type: ignore[attr-defined]
-            res = find_reservation(self.db, rid) if rid else None
-            if res is not None and res.get("status") != "cancelled":
-                bags = res["total_baggages"] + 1
-                pay = next((p for p in self.db.payment_ids(intent.base["customer"]) if p.startswith("credit_card")), None)
-                if pay:
-                    reading = intent.replace(
-                        base={**intent.base, "request": labels + ["change_bags"]},
-                        conditions=list(intent.conditions) + [
-                            Condition(slot="change_bags.reservation", value=res["reservation_id"]),
-                            Condition(slot="change_bags.bags", value=bags),
-                            Condition(slot="change_bags.payment", value=pay)],
-                    )
-                    said = self.spoken_value(intent, "change_bags.bags", bags)
-                    out.append(Extra(f"I will be travelling with {said} on that trip", reading))
+            out += self._bag_extras(intent, labels)
+        return out
+
+    def _bag_extras(self, intent: Intent, labels: list[str]) -> list[Extra]:
+        """One more checked bag on each open reservation the request is about: the customer
+        volunteers it, read literally it adds a baggage update. Named by id when the request
+        is about several reservations ("on that trip" would not say which)."""
+        rids = list(dict.fromkeys(r for lab in labels if (r := self.resolved(intent, f"{lab}.reservation"))))  # type: ignore[attr-defined]
+        pay = next((p for p in self.db.payment_ids(intent.base["customer"]) if p.startswith("credit_card")), None)
+        out: list[Extra] = []
+        for rid in rids if pay else []:
+            res = find_reservation(self.db, rid)
+            if res is None or res.get("status") == "cancelled":
+                continue
+            bags = res["total_baggages"] + 1
+            reading = intent.replace(
+                base={**intent.base, "request": labels + ["change_bags"]},
+                conditions=list(intent.conditions) + [
+                    Condition(slot="change_bags.reservation", value=res["reservation_id"]),
+                    Condition(slot="change_bags.bags", value=bags),
+                    Condition(slot="change_bags.payment", value=pay)],
+            )
+            said = self.spoken_value(intent, "change_bags.bags", bags)
+            where = f"on {rid}" if len(rids) > 1 else "on that trip"
+            out.append(Extra(f"I will be travelling with {said} {where}", reading))
         return out
 
     def order_id(self, intent: Intent, label: str) -> str | None:

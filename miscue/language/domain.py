@@ -121,6 +121,9 @@ class Detail:
     ref: str
     forms: tuple[str, ...]
     true: bool = False  # an operation the customer truly asks for
+    # words naming the object it is about (a reservation's id): a sentence naming another
+    # detail's object is not about this one ("on LU15PA I have 4 bags" adds nothing to MSJ4OA)
+    anchors: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,7 @@ class Grounder:
         for det in domains.details:
             forms += [Form(w, None, det.ref, det.kind) for w in {words(f) for f in det.forms} if w]
         self.forms = forms
+        self._anchored = {d.ref: {w for w in map(words, d.anchors) if w} for d in domains.details if d.anchors}
         self._by_first: dict[str, list[Form]] = defaultdict(list)
         for f in forms:
             self._by_first[f.words[0]].append(f)
@@ -203,6 +204,15 @@ class Grounder:
             return tuple(slots)
         return winners
 
+    def _about_another(self, ref: str | None, i: int, ctx: Context) -> bool:
+        """A detail said in a sentence that names other details' objects and not its own."""
+        if ref not in self._anchored:
+            return False
+        here = [t.text for k, t in enumerate(ctx.toks) if ctx.period[k] == ctx.period[i]]
+        named = {r for r, forms in self._anchored.items()
+                 if any(tuple(here[k:k + len(f)]) == f for f in forms for k in range(len(here)))}
+        return bool(named) and ref not in named
+
     @staticmethod
     def _current(toks: list[Token], i: int, j: int) -> bool:
         before = tuple(t.text for t in toks[max(0, i - 5):i])
@@ -230,6 +240,8 @@ class Grounder:
             frag = text[start:end]
             in_premise = any(a <= start and end <= b for a, b in out.premises)
             for kind, ref in sorted({(f.kind, f.value) for f in forms if f.slot is None}):
+                if self._about_another(ref, i, ctx):
+                    continue
                 out.mentions.append(Mention(kind, start, end, frag, ref=ref, in_premise=in_premise))
             current = self._current(toks, i, j)
             lead = i - 1 if i > 0 and toks[i - 1].text not in cues.ARTICLES else i - 2

@@ -270,6 +270,19 @@ def test_details_operations_and_extras_are_found():
     assert {m.ref for m in g.details("extra")} == {"extra:0"}
 
 
+@pytest.mark.parametrize("text, found", [
+    ("Cancel R1 and R2. On R2 I had 1 bag planned.", {"extra:1"}),
+    ("Cancel R1 and R2. On R2 I have 2 bags already.", set()),  # R1's extra, said of R2: no extra
+    ("Cancel R1 and R2. I'll bring 2 bags.", {"extra:0"}),  # no object named: as said
+])
+def test_an_extra_about_one_object_is_not_found_in_a_sentence_about_another(text, found):
+    trip_of = Domains({}, (Detail("operation", "request", ("cancel",), true=True),
+                           Detail("extra", "extra:0", ("2 bags",), anchors=("R1",)),
+                           Detail("extra", "extra:1", ("1 bag",), anchors=("R2",))))
+    g, _ = ground(trip_of, text)
+    assert {m.ref for m in g.details("extra")} == found
+
+
 def cancels() -> Domains:
     """Two cancellations of the same kind, each with an order and a reason; a return of two items."""
     reasons = (value("by mistake", "ordered by mistake", "by mistake"), value("not needed", "no longer needed", "dont need"))
