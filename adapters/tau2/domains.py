@@ -250,17 +250,21 @@ def _details(adapter: Any, intent: Intent) -> tuple[Detail, ...]:
         details.append(Detail("operation", f"mismatch:{i}", (m.phrase, *forms)))
     for i, e in enumerate(adapter.extras(intent)):
         about = tuple(str(c.value) for c in e.reading.conditions if c.slot == "change_bags.reservation")
-        details.append(Detail("extra", f"extra:{i}", extra_forms(e), anchors=about))
+        details.append(Detail("extra", f"extra:{i}", extra_forms(e, intent), anchors=about))
     return tuple(details)
 
 
-def extra_forms(extra: Any) -> tuple[str, ...]:
-    """An extra detail's forms: the new address a customer volunteers, the bag count they add."""
-    added = [c for c in extra.reading.conditions]
+def extra_forms(extra: Any, intent: Intent) -> tuple[str, ...]:
+    """An extra detail's forms: the new address a customer volunteers, the bag count they add,
+    the option value they hold a new item to."""
+    added = [c for c in extra.reading.conditions if intent.condition(c.slot) is None]
     forms = [extra.phrase]
     for c in added:
         if c.slot == "user_address.address":
             forms += list(address_forms(c.value))
         if c.slot == "change_bags.bags":
             forms += list(count_forms(int(c.value), BAG_NOUNS))
+        head, _, option = c.slot.partition(".")[2].partition(".")
+        if head.startswith("item") and option:
+            forms += list(option_forms(option, c.value))
     return tuple(dict.fromkeys(forms))

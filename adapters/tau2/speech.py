@@ -210,9 +210,46 @@ class Tau2Speech:
             reading = intent.replace(base={**intent.base, "request": labels + ["user_address"]},
                                      conditions=list(intent.conditions) + [Condition(slot="user_address.address", value=moved)])
             out.append(Extra(f"by the way, I now live at {words.spoken_address(moved)}", reading))
+        if self.domain_name == "retail":
+            out += self._option_extras(intent)
         if self.domain_name == "airline" and "change_bags" not in labels:
             out += self._bag_extras(intent, labels)
         return out
+
+    def _option_extras(self, intent: Intent) -> list[Extra]:
+        """An option of a new item that no requirement names, said as a condition ("only the one
+        that runs on batteries"): read literally, another variant (or the cheapest of others) is
+        taken. Values the old item has, or that say a requirement, would describe those instead."""
+        truth = self.ground_truth(intent)  # type: ignore[attr-defined]
+        chosen = next(iter(self.witnesses(intent, truth)), {})  # type: ignore[attr-defined]
+        said = {str(c.value).lower() for c in intent.conditions}
+        out: list[Extra] = []
+        for key, value in sorted(chosen.items()):
+            label, _, field = key.partition(".")
+            head, _, option = field.partition(".")
+            if not (head.startswith("item") and option) or option == PRICE or any(
+                    c.slot.startswith(key) for c in intent.conditions):
+                continue
+            old = self._old_line(intent, label, int(head[4:]))
+            for other in self.domain(intent, key):  # type: ignore[attr-defined]
+                if other == value or str(other).lower() in said or old.get(option) == other:
+                    continue
+                reading = intent.with_condition(Condition(slot=key, value=other))
+                narrowed = self.ground_truth(reading)  # type: ignore[attr-defined]
+                if not narrowed.empty and narrowed.hash != truth.hash:
+                    out.append(Extra(f"only one with {option} {other}", reading))
+        return out
+
+    def _old_line(self, intent: Intent, label: str, j: int) -> dict[str, Any]:
+        """The options of the order line a new item replaces (empty when it is not one line)."""
+        order = find_order(self.db, self.order_id(intent, label) or "")
+        descs = self.resolved(intent, f"{label}.items")  # type: ignore[attr-defined]
+        if order is None or not descs:
+            return {}
+        sets = resolve_items(order, descs)
+        if len(sets) != 1 or j > len(sets[0]):
+            return {}
+        return next((x["options"] for x in order["items"] if x["item_id"] == sets[0][j - 1]), {})
 
     def _bag_extras(self, intent: Intent, labels: list[str]) -> list[Extra]:
         """One more checked bag on each open reservation the request is about: the customer

@@ -11,7 +11,7 @@ as an idiom ("won't break the bank"), "without any water resistance"; the reserv
 acts on when no requirement names it ("downgrade all my business bookings, flights unchanged"), a
 message signed with the customer's name and e-mail, a move told over two clauses, a card named for
 the difference when no requirement asks for a payment, a hint whose clauses name the operation, a bag
-volunteered on the second of two reservations; and
+volunteered on the second of two reservations, an option the cheapest item is held to; and
 two written for this file: a condition put on the item ("and it needs to be a casual dress"), and a
 value that holds an operation's verb ("noise cancelling" asks to cancel nothing).
 """
@@ -75,6 +75,9 @@ CASES = [
     # a bag volunteered on the second of two reservations (each reservation has its own extra)
     ("tau2-airline", "42", "sophia_martin_4574: cancel FDZ0T5 and HSR97W please, I got double booked. fwiw I was going to "
      "bring one checked bag on HSR97W.", None, None, "irrelevant_information"),
+    # an option no requirement names, held to by the cheapest item (the cheapest white lamp is another)
+    ("tau2-retail", "44", "Aarav Anderson, zip 19031. On order #W9300146, please switch the desk lamp to the cheapest one "
+     "you sell that's white, and refund the difference to my gift card.", None, None, "irrelevant_information"),
     # a message signed with the customer's name and e-mail; a move told over two clauses
     ("tau2-retail", "75", "For order #W6908222 I want to exhange the wireless earbuds for a pair with 4 hours of battery and no"
      " water resistance. Liam Moore, liam.moore6985@example.com", None, None,
