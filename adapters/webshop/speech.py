@@ -122,8 +122,6 @@ class WebShopSpeech:
                 continue
             if not narrowed.empty and narrowed.issubset(truth) and narrowed.hash != truth.hash:
                 out.append(Extra(self._phrase(slot, value), reading))
-            if len(out) >= 6:
-                break
         return out
 
     def mismatches(self, intent: Intent) -> list[Mismatch]:
