@@ -575,6 +575,10 @@ HOST_WRITTEN = [
     ("tau2-retail", "34", "none", None,
      "Noah Patel, zip 10108. Please change the shipping address of my pending order to 224 Elm Street, Suite 491, "
      "New York, NY 10108, USA."),
+    # Retail task 18 exchanges Mei Davis's office chair for a blue high-back one: the complaint before "so I want to
+    # exchange it" is why she asks, not a detail she adds; the colour is unsaid.
+    ("tau2-retail", "18", "withheld", "exchange.item1.color",
+     "Mei Davis, 80217. My office chair came with a cracked base, so I want to exchange it for a high-back one."),
     # WebShop task 217 wants wireless earbuds under $130: "I spend a lot of time on trains" is part of an off-topic
     # story, though "a lot of" is a vague word a price can take: the price is said ("under $130"), and only the vague
     # word a requirement is left to speaks of it.

@@ -182,7 +182,7 @@ class LexicalExtractor(Extractor[_LexView]):
             aside = ASIDE.search(part) or (k > 0 and ASIDE.search(v.low[chunks[k - 1][0]:chunks[k - 1][1]])
                                            and not v.low[chunks[k - 1][0]:chunks[k - 1][1]].strip(" ,.-").split()[2:])
             added = ADDED.search(part) or (k + 1 < len(chunks) and JUSTIFIED.search(v.low[chunks[k + 1][0]:chunks[k + 1][1]])
-                                           and not STATEMENT.search(part))
+                                           and not STATEMENT.search(part) and not self._so_asks(v, chunks[k + 1]))
             concrete = CONCRETE.search(part)
             if not (aside or concrete or added):
                 continue
@@ -192,6 +192,13 @@ class LexicalExtractor(Extractor[_LexView]):
                 detail = re.sub(r"^\s*(?:and|also|plus|but|so|oh and|oh,)\s+", "", v.text[s:e], flags=re.IGNORECASE)
                 return clean(detail) or None
         return self._plain_item(v, covered)
+
+    @staticmethod
+    def _so_asks(v: _LexView, chunk: tuple[int, int]) -> bool:
+        """"my chair came with broken parts, so I'd like to exchange it": what comes before "so"
+        is why the customer asks, not a detail added to it."""
+        s, e = chunk
+        return v.low[s:e].lstrip(" ,.-").startswith("so ") and any(a < e and s < b for a, b in v.grounding.requests)
 
     def _plain_item(self, v: _LexView, covered: list[tuple[int, int]]) -> str | None:
         """In a request listed in shorthand, an item that names nothing of the request ("short

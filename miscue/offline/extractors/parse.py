@@ -334,7 +334,8 @@ class ParseExtractor(Extractor[_ParseView]):
             low = self._clause_low(v, (a, b))
             if _IDENTITY.search(low) and not _CONCRETE.search(low):
                 continue  # who the customer is, not a detail of the request
-            reason = k + 1 < len(v.clauses) and _REASON.match(self._clause_low(v, v.clauses[k + 1])) is not None
+            reason = k + 1 < len(v.clauses) and _REASON.match(self._clause_low(v, v.clauses[k + 1])) is not None \
+                and not self._consequence(v, v.clauses[k + 1])
             reason = reason or _WISH.search(low) is not None or _CONDITION.search(low) is not None
             after_aside = k > 0 and _BARE_ASIDE.fullmatch(self._clause_low(v, v.clauses[k - 1])) is not None
             if k == 0 and not _ASIDE.search(low):
@@ -347,6 +348,12 @@ class ParseExtractor(Extractor[_ParseView]):
                 b = self._aside_end(v, k)
                 return clean(re.sub(r"^\s*(?:and|also|plus|oh)\s+", "", v.text[a:b], flags=re.I))
         return self._listed(v, known)
+
+    def _consequence(self, v: _ParseView, clause: tuple[int, int]) -> bool:
+        """"..., so I'd like to exchange it": the clause before says why the customer asks, it adds
+        no detail to what they ask for."""
+        a, b = clause
+        return self._clause_low(v, clause).startswith("so ") and any(s < b and a < e for s, e in v.grounding.requests)
 
     @staticmethod
     def _aside_end(v: _ParseView, k: int) -> int:
