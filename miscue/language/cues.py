@@ -40,6 +40,10 @@ REFERRING = _rx(
     r"|you know (?:which|the) (?:one|card|size|model)"
     r"|(?:whatever|whichever) (?:i|we) (?:said|used|picked|chose|mentioned) (?:before|last time|earlier)"
     r"|(?:as|like) (?:before|last time|usual)"
+    # a place money went before ("put the refund back wherever it went the last time")
+    r"|(?:wherever|where|the (?:same )?place) (?:it|that|the money|the refund|the payment) went"
+    r" (?:the )?(?:last time|before|previously)"
+    r"|the same place as (?:before|last time)"
     # a thing named by an earlier exchange with the store ("the booking I was asking you about")
     r"|(?:the|that|this|my|our)(?: other)?(?: \w+){0,2} (?:i|we)(?: was| were)? (?:asking(?: you)?(?: guys)? about|"
     r"asked(?: you)?(?: guys)? about|went over|go over|flagged|emailed(?: you)?(?: about)?|sent(?: you)?|"
@@ -151,13 +155,14 @@ REQUEST = _rx(
     r"|(?:^|[.!;:,]\s+|\s-\s|\b(?<!i.ll )(?<!ill )(?<!i will )(?<!i )(?<!we.ll )(?<!we )(?:and|also|then|so|just|now|but)\s+)"
     r"(?:cancel|exchange|return|change|switch|book|update|"
     r"modify|swap|send|refund|downgrade|upgrade|move|put|make|add|remove|replace|process|issue|give|find|get|buy|"
-    r"charge|bill|pay|use|ship|set|reserve|rebook|fix|correct|show|pick|keep|credit|bump)\b"
+    r"charge|bill|pay|use|ship|set|reserve|rebook|fix|correct|show|pick|keep|credit|bump|push|drop|ditch|scrap|transfer)\b"
 )
 
 #: the verbs of the requests a customer makes (an imperative right after an id is a request:
 #: "on order #W1 switch the camera to ...")
 REQUEST_VERBS = ("cancel", "exchange", "return", "change", "switch", "update", "modify", "refund", "downgrade", "upgrade",
-                 "replace", "rebook", "reserve", "correct", "swap", "book", "move", "ship", "keep", "put", "bump", "add")
+                 "replace", "rebook", "reserve", "correct", "swap", "book", "move", "ship", "keep", "put", "bump", "add",
+                 "push")
 
 
 #: "both", "each", "all of them": one value said once for several requirements

@@ -262,6 +262,8 @@ def test_requests_said_in_shorthand_or_as_hints():
     assert not g.requests  # how something ought to go, with nothing put right, is a statement
     g, _ = ground(trip(), "HAT1 was late and it's been a mess. I'm not asking for much, just coach on HAT2.")
     assert g.requests  # "not asking for much, just ...": an ask
+    g, _ = ground(trip(), "my trip on HAT1, push it to HAT3 on May 6, coach")
+    assert g.requests  # an imperative after a comma ("push it to the day after")
 
 
 def test_details_operations_and_extras_are_found():

@@ -579,6 +579,10 @@ HOST_WRITTEN = [
     # exchange it" is why she asks, not a detail she adds; the colour is unsaid.
     ("tau2-retail", "18", "withheld", "exchange.item1.color",
      "Mei Davis, 80217. My office chair came with a cracked base, so I want to exchange it for a high-back one."),
+    # Retail task 16 returns Fatima Johnson's smart watch: "wherever the money went before" points at a payment.
+    ("tau2-retail", "16", "marked", "return.payment",
+     "Fatima Johnson, zip 78712. Cancel both my pending orders, I do not need them anymore. I am also returning the "
+     "smart watch; refund it wherever the money went before."),
     # WebShop task 217 wants wireless earbuds under $130: "I spend a lot of time on trains" is part of an off-topic
     # story, though "a lot of" is a vague word a price can take: the price is said ("under $130"), and only the vague
     # word a requirement is left to speaks of it.
