@@ -168,10 +168,11 @@ def payment_forms(pid: str, user: dict[str, Any]) -> tuple[str, ...]:
 
 
 #: what customers call a kind of payment method by what it holds for them, not by its name: the
-#: names several kinds share ("my balance": PayPal or a gift card) -- heard by readers, never
-#: offered to writers as the way to say one method. Not "my account" ("the email on my account"
-#: is how customers identify themselves) nor "my credit" (the start of "my credit card")
-PAYMENT_HEARD = {"paypal": ("my balance", "paypal balance"), "gift_card": ("my balance", "store credit"),
+#: names several kinds share ("my balance": PayPal or a gift card; "voucher": a gift card or a
+#: travel certificate) -- heard by readers, never offered to writers as the way to say one method.
+#: Not "my account" ("the email on my account" is how customers identify themselves) nor "my
+#: credit" (the start of "my credit card")
+PAYMENT_HEARD = {"paypal": ("my balance", "paypal balance"), "gift_card": ("my balance", "store credit", "voucher"),
                  "certificate": ("travel credit", "flight credit")}
 
 

@@ -583,6 +583,11 @@ HOST_WRITTEN = [
     ("tau2-retail", "16", "marked", "return.payment",
      "Fatima Johnson, zip 78712. Cancel both my pending orders, I do not need them anymore. I am also returning the "
      "smart watch; refund it wherever the money went before."),
+    # Airline task 25 books Ivan Smith with Ivan Muller's gift card first: he has a gift card and a travel
+    # certificate, and customers call either a voucher.
+    ("tau2-airline", "25", "ambiguous", "book.payment",
+     "ivan_muller_7015. Book my friend Ivan Smith from my saved passengers on HAT097 and HAT251, DTW to Seattle, "
+     "May 17, one way, economy, no bags, no insurance. Voucher first, the rest on my Mastercard ending 6710."),
     # WebShop task 217 wants wireless earbuds under $130: "I spend a lot of time on trains" is part of an off-topic
     # story, though "a lot of" is a vague word a price can take: the price is said ("under $130"), and only the vague
     # word a requirement is left to speaks of it.
