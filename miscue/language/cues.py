@@ -99,11 +99,14 @@ _PREMISE_OPEN = (r"since|as|because|given(?: that)?|now that|seeing(?: that| as)
                  r"apparently|i understand|i see|i noticed|i realise|i realize|it seems|it looks like|"
                  r"your (?:site|website|app|store) says|they told me|i read")
 _GONE = (r"full(?![ -]?sized?\b)|booked up|fully booked|shut down|closed|expired|frozen|blocked|deactivated|declined|cancelled|"
-         r"canceled|discontinued|gone|unavailable|sold out|out of stock|not available|no longer available|taken")
+         r"canceled|discontinued|gone|unavailable|sold out|out of stock|not available|no longer available|taken|"
+         r"dropped|retired|phased out|pulled|axed|scrapped")
 _NOT_CAPABLE = (r"made|offered|sold|used|usable|go|going|come|exist|accepted|allowed|possible|available|"
                 r"an option|in stock|carried|make|carry|sell|offer|have|get|be done|be had|be chosen|be picked|apply|"
                 r"be applied|be refunded|refund")
 _UNAVAILABLE = (r"sold out|out of stock|unavailable|not available|no longer (?:available|sold|made|offered|an option)|"
+                r"(?:stopped|quit|ceased|no longer) (?:making|selling|carrying|stocking|offering|producing|doing)|"
+                r"no longer (?:make|makes|sell|sells|carry|carries|stock|stocks|offer|offers|produce|produces)|"
                 r"(?:you're|you are|they're|they are|we're|it's|it is) (?:all |completely |totally )?out of|"
                 r"(?:is|are|was|were|got|has been|have been|has|have|had|'s|'re)(?: \w+)? (?:" + _GONE + r")|"
                 r"(?:can't|cannot|can not|won't|will not|doesn't|don't|does not|do not|isn't|aren't|not)(?: be)?(?: \w+)? "
@@ -155,7 +158,8 @@ REQUEST = _rx(
     r"|(?:^|[.!;:,]\s+|\s-\s|\b(?<!i.ll )(?<!ill )(?<!i will )(?<!i )(?<!we.ll )(?<!we )(?:and|also|then|so|just|now|but)\s+)"
     r"(?:cancel|exchange|return|change|switch|book|update|"
     r"modify|swap|send|refund|downgrade|upgrade|move|put|make|add|remove|replace|process|issue|give|find|get|buy|"
-    r"charge|bill|pay|use|ship|set|reserve|rebook|fix|correct|show|pick|keep|credit|bump|push|drop|ditch|scrap|transfer)\b"
+    r"charge|bill|pay|use|ship|set|reserve|rebook|fix|correct|show|pick|keep|credit|bump|push|drop|ditch|scrap|transfer|"
+    r"grab)\b"
 )
 
 #: the verbs of the requests a customer makes (an imperative right after an id is a request:

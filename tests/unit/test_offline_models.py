@@ -588,6 +588,13 @@ HOST_WRITTEN = [
     ("tau2-airline", "25", "ambiguous", "book.payment",
      "ivan_muller_7015. Book my friend Ivan Smith from my saved passengers on HAT097 and HAT251, DTW to Seattle, "
      "May 17, one way, economy, no bags, no insurance. Voucher first, the rest on my Mastercard ending 6710."),
+    # WebShop task 24 wants the 10 fl oz kosher ghost pepper sauce; task 2 a white office chair: what a shop "no
+    # longer makes" or "retired" is a premise, and "grab me" asks.
+    ("webshop", "24", "presupposed", "option:size",
+     "ghost pepper hot sauce, kosher, under $40. I heard they no longer make the 10 oz bottle, so a 5 oz will do."),
+    ("webshop", "2", "presupposed", "option:color",
+     "White was retired from the range, so grab me a grey mesh back office chair with 360 swivel and a footrest, "
+     "under $280."),
     # WebShop task 217 wants wireless earbuds under $130: "I spend a lot of time on trains" is part of an off-topic
     # story, though "a lot of" is a vague word a price can take: the price is said ("under $130"), and only the vague
     # word a requirement is left to speaks of it.
