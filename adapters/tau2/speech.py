@@ -34,6 +34,16 @@ _ROLE_KINDS = {"order", "reservation", "items", "payment", "reason", "address", 
                "paid_bags", "insurance", "trip", "origin", "destination", "amount"}
 
 
+def _held_to(option: str, value: Any) -> str:
+    """How a customer holds a new item to an option value ("it has to be the 8-inch one")."""
+    v = str(value)
+    if option in ("color", "colour"):
+        return f"it has to be {v}"
+    if any(ch.isdigit() for ch in v):
+        return f"it has to be the {v} one"
+    return f"it has to have {option} {v}"
+
+
 class Tau2Speech:
     """The domain's words of :class:`adapters.tau2.adapter.Tau2Adapter` (a mixin)."""
 
@@ -237,7 +247,7 @@ class Tau2Speech:
                 reading = intent.with_condition(Condition(slot=key, value=other))
                 narrowed = self.ground_truth(reading)  # type: ignore[attr-defined]
                 if not narrowed.empty and narrowed.hash != truth.hash:
-                    out.append(Extra(f"only one with {option} {other}", reading))
+                    out.append(Extra(_held_to(option, other), reading))
         return out
 
     def _old_line(self, intent: Intent, label: str, j: int) -> dict[str, Any]:
