@@ -595,6 +595,13 @@ HOST_WRITTEN = [
     ("webshop", "2", "presupposed", "option:color",
      "White was retired from the range, so grab me a grey mesh back office chair with 360 swivel and a footrest, "
      "under $280."),
+    # Retail task 6 exchanges Mei Kovacs's desk lamp for a low-brightness battery one: "runs on batteries" says it.
+    ("tau2-retail", "6", "none", None,
+     "mei_kovacs_8020, zip 28236. Please exchange the desk lamp I got for the low brightness one that runs on batteries."),
+    # Retail task 21 changes Ethan Garcia's keyboard to an 80% one: a "compact" keyboard is 80% or 60%.
+    ("tau2-retail", "21", "ambiguous", "modify_items.item2.size",
+     "Ethan Garcia, zip 80280 - pending order: running shoes to synthetic material; mechanical keyboard to compact, "
+     "linear switches, no backlight. Put any extra cost on my gift card."),
     # WebShop task 217 wants wireless earbuds under $130: "I spend a lot of time on trains" is part of an off-topic
     # story, though "a lot of" is a vague word a price can take: the price is said ("under $130"), and only the vague
     # word a requirement is left to speaks of it.
