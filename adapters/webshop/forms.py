@@ -119,7 +119,8 @@ def attr_forms(text: str, products: tuple[str, ...] = ()) -> tuple[str, ...]:
         pw = p.split()
         if len(ws) >= 2 and len(pw) >= 2 and singular(pw[-1]) == singular(ws[-1]) and pw[0] not in ws:
             forms += [" ".join(ws[:-1] + pw), " ".join(ws[:-1] + pw[:-1] + [plural(singular(pw[-1]))])]
-    forms += vocab.ATTR_SYNONYMS.get(a, ())
+    # "easy assembly required" is said as "easy assembly" is ("easy to put together")
+    forms += vocab.ATTR_SYNONYMS.get(a, ()) or vocab.ATTR_SYNONYMS.get(re.sub(r" (?:required|needed|included)$", "", a), ())
     return dedupe(s for f in forms for s in _respell(f))
 
 

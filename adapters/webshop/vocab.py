@@ -114,7 +114,8 @@ VALUE_SYNONYMS: dict[str, tuple[str, ...]] = {
 #: attribute text -> more ways to say it (the catalogue's mined features, in shoppers' words)
 ATTR_SYNONYMS: dict[str, tuple[str, ...]] = {
     "chest pocket": ("breast pocket", "pocket on the chest"),
-    "tagless": ("tag free", "tag-free", "no tag", "no tags", "without tags", "without a tag"),
+    "tagless": ("tag free", "tag-free", "no tag", "no tags", "without tags", "without a tag", "no itchy tag",
+                "no itchy tags", "no scratchy tag"),
     "heavyweight": ("heavy weight", "heavy-weight", "thick", "heavy"),
     "lightweight": ("light weight", "light-weight"),
     "machine wash": ("machine washable", "machine-washable", "washable", "machine wash safe", "washing machine safe"),

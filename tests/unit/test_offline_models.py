@@ -602,6 +602,11 @@ HOST_WRITTEN = [
     ("tau2-retail", "21", "ambiguous", "modify_items.item2.size",
      "Ethan Garcia, zip 80280 - pending order: running shoes to synthetic material; mechanical keyboard to compact, "
      "linear switches, no backlight. Put any extra cost on my gift card."),
+    # WebShop task 36 wants a tagless v-neck tee, task 14 a chair with easy assembly: "no itchy tag" and "easy to put
+    # together" say those attributes, they add nothing.
+    ("webshop", "36", "none", None, "v-neck tee with a chest pocket and no itchy tag, xx-large, under $20 please"),
+    ("webshop", "14", "none", None, "office chair with lumbar support that swivels 360, easy to put together, no footrest, "
+     "under $270"),
     # WebShop task 217 wants wireless earbuds under $130: "I spend a lot of time on trains" is part of an off-topic
     # story, though "a lot of" is a vague word a price can take: the price is said ("under $130"), and only the vague
     # word a requirement is left to speaks of it.
