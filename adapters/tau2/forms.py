@@ -65,13 +65,14 @@ HEARD_SYNONYMS = {
                                          "compatible with home", "home compatible"),
     ("compatibility", "Amazon Alexa"): ("alexa", "amazon echo", "echo"),
     ("size", "80%"): ("compact",), ("size", "60%"): ("compact",),  # a keyboard smaller than full size
+    ("power source", "battery"): ("batteries", "battery operated"),  # "runs on batteries"; no writer's "batteries power"
 }
 #: a bound on an ordered option ("i7 or above"): the ways a customer says it, around the value's own forms
 BOUND_FORMS = {">=": ("{} or above", "{} or higher", "{} or better", "{} or more", "at least {}", "{} and up", "minimum {}"),
                "<=": ("{} or below", "{} or lower", "{} or less", "at most {}", "up to {}", "no more than {}", "maximum {}")}
 
 SYNONYMS = {"grey": ("gray",), "space grey": ("space gray",), "ac adapter": ("wall plug", "mains"),
-            "battery": ("battery powered", "cordless", "batteries", "battery operated"), "1080p": ("full hd",),
+            "battery": ("battery powered", "cordless"), "1080p": ("full hd",),
             "wi-fi": ("wifi", "wi fi"), "wi-fi + cellular": ("wifi and cellular", "wi-fi and cellular", "cellular", "lte"),
             "rechargeable": ("rechargeable battery",), "aa batteries": ("aa battery", "aa"),
             "in-ear": ("in ear", "earbuds"), "over-ear": ("over ear",), "on-ear": ("on ear",)}
