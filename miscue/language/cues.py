@@ -219,4 +219,9 @@ SUBJECTS = {"i", "we", "you", "he", "she", "they", "it", "my", "our", "your", "h
 OTHERS = {"old", "other", "current", "original", "existing", "previous"}
 ARTICLES = {"the", "a", "an", "my", "one"}
 NEGATORS = {"no", "not", "without", "non", "never", "dont", "doesnt", "wont", "skip", "decline"}
+#: words that make a clause speak against a thing it names ("I'd rather not deal with a box spring",
+#: "the artificial flavoring half the group complained about", "we're all allergic to soy")
+AVERSE = NEGATORS | {"didnt", "cant", "cannot", "avoid", "avoiding", "hate", "hated", "hates", "dislike", "disliked",
+                     "complain", "complained", "complaining", "complaints", "allergic", "allergy", "allergies",
+                     "sensitive", "nothing", "zero", "nix", "rid", "tired", "sick", "bothers", "bothered"}
 COORDINATORS = {"and", "or", "nor", "plus"}

@@ -7,6 +7,7 @@
 - "a shirt with a navy chest pocket", "the new and the old switch type should be clicky", "swap the
   keyboard and the thermostat for Google Assistant ones": a modifier that may attach to a part,
   to another thing like it, or to either of two things coordinated before it;
+- "I'd rather not deal with a box spring": a feature that is an absence, said by what it rules out;
 - "in size 13" (sizes stop at 12): a value the requirement cannot take;
 - "update the checked bags": words every count shares name the requirement, not a value;
 - requests said without a request phrase: "keyboard to full size", shorthand lists.
@@ -46,6 +47,23 @@ _EXCEPT_BEFORE = re.compile(r"\b(?:except|excluding|but not|other than|apart fro
 _KEPT_AFTER = re.compile(r"(?:stays|stay|is staying|can stay|i(?:ll| will)? keep|im keeping|i am keeping)\b")
 
 
+def _ruled_out(form: str) -> tuple[str, ...]:
+    """What a form of an absence rules out: "no box spring needed" -> box spring, "soy free" ->
+    soy, "without artificial flavors" -> artificial flavors; () for any other form."""
+    w = words(form)
+    if len(w) > 1 and w[0] in ("no", "without", "non"):
+        w = w[1:-1] if len(w) > 2 and w[-1] in ("needed", "required", "added") else w[1:]
+        return w[1:] if w[0] == "added" and len(w) > 1 else w
+    return w[:-1] if len(w) > 1 and w[-1] == "free" else ()
+
+
+def _same_stem(said: str, word: str) -> bool:
+    """A word said for one of a form's words: itself, a typo, or a word of its stem ("flavoring"
+    for "flavors", "dyed" for "dyes")."""
+    stem = word[:-1] if len(word) > 4 and word.endswith("s") and not word.endswith("ss") else word
+    return close(said, word) or (len(stem) >= 4 and said.startswith(stem))
+
+
 def _operation_index(slot: str) -> int:
     """Which of its kind a requirement's operation is: "cancel" the first, "cancel#2" the second."""
     label = slot.partition(".")[0]
@@ -64,6 +82,12 @@ class Structure:
                 for w in {words(f) for f in v.heard}:
                     if len(w) > 1 and w[0] in cues.NEGATORS:
                         self._negated.setdefault((d.slot, w[1:]), v.key)
+        # a must-have feature that is an absence ("no box spring needed", "soy free") -> what it rules out
+        self._ruled_out: list[tuple[tuple[str, ...], str, str]] = []
+        for d in domains.slots.values():
+            if len(d.values) == 1:
+                v = d.values[0]
+                self._ruled_out += sorted({(core, d.slot, v.key) for core in map(_ruled_out, v.heard) if core})
         self._names: dict[str, list[tuple[str, ...]]] = {
             s: [w for w in {words(x) for x in d.names} if w] for s, d in domains.slots.items()}
 
@@ -73,6 +97,7 @@ class Structure:
         self._held_objects(out)
         self._settle_identifiers(out)
         self._excluded_parts(out, ctx)
+        self._averse(out, ctx)
         self._negation_scope(out, ctx)
         self._part_modifiers(out, ctx)
         self._old_and_new(out, ctx)
@@ -130,6 +155,29 @@ class Structure:
             after = " ".join(t.text for t in ctx.toks[b + 1:b + 4])
             if _EXCEPT_BEFORE.search(before) or _KEPT_AFTER.match(after):
                 out.mentions.remove(m)
+
+    def _averse(self, out: Grounding, ctx: Context) -> None:
+        """"I'd rather not deal with a box spring", "last year's had artificial flavoring half the
+        group complained about": a must-have feature that is an absence is said by naming what it
+        rules out, unsaid by any value, in a clause that speaks against it (before or after)."""
+        said = {s for m in out.mentions if m.kind == "value" for s in m.slots}
+        for core, slot, key in self._ruled_out:
+            if slot in said:
+                continue
+            for i in range(len(ctx.toks) - len(core) + 1):
+                j = i + len(core)
+                if ctx.covered & set(range(i, j)) or not all(
+                        _same_stem(t.text, w) for t, w in zip(ctx.toks[i:j], core)):
+                    continue
+                a, b = ctx.clause((i, j))
+                if not any(t.text in cues.AVERSE for t in ctx.toks[a:i] + ctx.toks[j:b]):
+                    continue
+                start, end = ctx.toks[i].start, ctx.toks[j - 1].end
+                out.mentions.append(Mention("value", start, end, ctx.text[start:end], (slot,), (key,), candidates=(slot,),
+                                            in_premise=any(p <= start and end <= q for p, q in out.premises)))
+                ctx.covered.update(range(i, j))
+                said.add(slot)
+                break
 
     def _negation_scope(self, out: Grounding, ctx: Context) -> None:
         """A negator's reach. "I'm not taking travel insurance": a value whose negated form the

@@ -426,6 +426,23 @@ def test_any_after_a_negator_changes_nothing():
     assert r["wr"].state == "true"
 
 
+def snacks() -> Domains:
+    """A product query whose features are absences: no artificial flavors, no box spring needed."""
+    def feature(v):
+        return SlotDomain(f"attr:{v}", v, (value(v, f"without {v[3:]}", f"{v[3:]} free"),), (), ("snacks",), open_text=True)
+
+    return Domains({"attr:no artificial flavors": feature("no artificial flavors"),
+                    "attr:no dyes": feature("no dyes")})
+
+
+def test_an_absence_is_said_by_speaking_against_what_it_rules_out():
+    _, r = ground(snacks(), "Last year's snacks had artificial flavoring half the group complained about. "
+                            "Everyone is allergic to dyes.")
+    assert r["attr:no artificial flavors"].state == "true" and r["attr:no dyes"].state == "true"
+    _, r = ground(snacks(), "Last year's snacks had artificial flavoring everyone loved, and bright dyes. Nothing fancy.")
+    assert r["attr:no artificial flavors"].state == "open" and r["attr:no dyes"].state == "open"  # nothing against them
+
+
 def test_im_after_is_a_request():
     g, _ = ground(tee(), "I'm after a tee in navy. Thanks!")
     assert g.requests
