@@ -33,6 +33,7 @@ _TRANSITIONS = {"to", "into", "for"}
 #: them and the value after ("... for Google Assistant ones", "... to red ones")
 _JOINED = {("and",), ("and", "the"), ("and", "my"), ("and", "also", "the")}
 _RELATIVE = {"which", "that", "since", "as", "because", "cause", "cuz"}
+_RELATIVE_PRONOUNS = {"that", "which", "who"}
 _THEN = {"to", "for", "into", "with", "the", "a", "an", "new", "both", "some"}
 
 #: who a count may be for, one by one ("for me and Noah", "for my wife and me", "for the two of us"),
@@ -408,7 +409,8 @@ class Structure:
                 if ctx.toks[a].text in cues.FINITE:  # the list was the subject: "swivel stools in navy, ... would fit"
                     run = []
                 if ctx.toks[a].text in cues.SUBJECTS or any(
-                        t.text in cues.FINITE and not any(p <= t.start < q for p, q in pointers) for t in ctx.toks[a:b]):
+                        t.text in cues.FINITE and not any(p <= t.start < q for p, q in pointers)
+                        for t in self._main_clause(out, ctx, a, b)):
                     break
                 run.append((ctx.toks[a].start, ctx.toks[b - 1].end))
             if not run:
@@ -420,6 +422,16 @@ class Structure:
                 first = next(t for t in ctx.toks if t.start >= start)
                 found.append((start, first.end))
         return found
+
+    @staticmethod
+    def _main_clause(out: Grounding, ctx: Context, a: int, b: int) -> list:
+        """The clause's tokens without a relative clause inside it, which runs from its pronoun to
+        the first value said after it, or to the end: "a black mouse [that can hop between multiple
+        devices]", but "the low brightness one [that runs on batteries] would've been perfect"."""
+        rel = next((k for k in range(a + 1, b) if ctx.toks[k].text in _RELATIVE_PRONOUNS), b)
+        ends = [ctx.ends[m.end] + 1 for m in out.mentions
+                if m.kind == "value" and m.end in ctx.ends and ctx.starts.get(m.start, -1) > rel]
+        return ctx.toks[a:rel] + ctx.toks[min([e for e in ends if e <= b], default=b):b]
 
     def _repeated(self, slot: str, given: set[str]) -> tuple[str, ...]:
         """The same requirement of the other operations like ``slot``'s ("cancel#2.reason" for

@@ -448,6 +448,15 @@ def test_im_after_is_a_request():
     assert g.requests
 
 
+def test_a_relative_clauses_verb_does_not_make_a_shorthand_list_a_statement():
+    g, _ = ground(tee(), "Navy tee that can survive the dryer, under $40.")
+    assert g.requests  # "can" belongs to "that can survive", not to the list
+    g, _ = ground(tee(), "Navy tees can survive the dryer that I have, under $40.")
+    assert not g.requests
+    g, _ = ground(tee(), "A navy tee that costs under $40 would have been perfect.")
+    assert not g.requests  # the relative clause ends at its value: "would have been" is the list's own verb
+
+
 def test_a_pointers_own_verb_does_not_make_a_shorthand_list_a_statement():
     g, _ = ground(tee(), "Navy tees like the ones I had last time, under $40.")
     assert g.requests  # "I had" belongs to the pointer, not to the list
