@@ -100,6 +100,18 @@ CASES = [
     ("tau2-airline", "39", "Bonjour, amelia_davis_8890 here. My travel for this month is finished, malheureusement: the "
      "bookings 8C8K4E, LU15PA and MSJ4OA, I will not fly any of them, and my sister says it is better they are cancelled so "
      "the seats can go to other travellers.", None, None, "indirect_intent"),
+    # from the fifth round's tune part: a count of the travellers, which names a requirement, no
+    # added detail; an absence said by what it rules out
+    # ("artificial flavoring that half the group complained about"); a shorthand list whose noun
+    # has a relative clause ("... mouse that can hop between multiple devices, max $90")
+    ("tau2-airline", "8", "Sophia Silva (sophia_silva_7557): one-way economy O'Hare to PHL on May 26, flight HAT271, the "
+     "same one I took May 10. Two travelers: me and Kevin Smith, DOB April 12 2001. No checked bags. Pay with my travel "
+     "certificate ending 5380.", None, None, "insufficient_information"),
+    ("webshop", "29", "Our hiking club burns through snack packs fast, so the box of 24 one-ounce bags is what lasts us a "
+     "season. Last year's batch had artificial flavoring that half the group complained about, while the roasted-nut mix "
+     "with dark chocolate vanished first. The treasurer says we have $50 for it.", None, None, "indirect_intent"),
+    ("webshop", "26", "Black wireless mouse that can hop between multiple devices, max $90. Needs silent clicks too, my "
+     "roommate goes to bed early.", "irrelevant_information", None, "irrelevant_information"),
 ]
 
 

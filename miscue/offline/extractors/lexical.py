@@ -207,6 +207,8 @@ class LexicalExtractor(Extractor[_LexView]):
         if not v.grounding.requests:
             return None
         asked = {w for w in WORD.findall(fold(v.inp.request)) if w not in STOP}
+        # an item naming a requirement is about it ("two travelers: me and Kevin Smith")
+        asked |= {w for d in v.domains.slots.values() for n in d.names for w in WORD.findall(fold(n)) if w not in STOP}
         # the values said are attributes, not verbs: "an upholstered queen bed frame" tells nothing happened
         values_blank = blank(v.low, [(m.start, m.end) for m in v.grounding.mentions if m.kind == "value"])
         for k, (s, e) in enumerate(self._items(v.low)):
