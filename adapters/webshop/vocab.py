@@ -15,10 +15,10 @@ SIZE_GROUPS: tuple[tuple[str, ...], ...] = (
     ("s", "small", "sm"),
     ("m", "medium", "med"),
     ("l", "large", "lg"),
-    ("xl", "x-large", "extra large", "extra-large"),
+    ("xl", "x-large", "extra large", "extra-large", "1xl"),
     ("xxl", "xx-large", "2xl", "extra extra large", "2x-large", "double xl"),
     ("xxxl", "3x-large", "3xl", "xxx-large", "triple xl"),
-    ("1x", "1x plus", "plus size 1x", "1x plus size"),
+    ("1x", "1x plus", "plus size 1x", "1x plus size", "1xl"),  # "1xl": plus 1X, or XL, by brand (shared)
     ("2x", "2x plus", "plus size 2x", "2x plus size"),
     ("3x", "3x plus", "plus size 3x", "3x plus size"),
 )
@@ -60,6 +60,9 @@ PRICE_NAMES = ("price", "priced", "prices", "budget", "cost", "costs", "spend", 
                "cheap", "cheaper", "cheapest", "expensive", "pricey", "pricy", "affordable", "inexpensive", "costly",
                "spendy", "price range", "reasonably")
 
+#: words for a kind of colour rather than one: any value of the kind may be meant
+_PATTERNED = ("patterned", "pattern", "a pattern", "printed")
+_NEUTRAL = ("neutral", "neutrals", "neutral tone", "neutral tones")
 #: colour families: a colour value is also said by its family's word (shared on purpose)
 COLOR_FAMILY: dict[str, tuple[str, ...]] = {
     "navy": ("blue", "dark blue"), "royal": ("blue",), "indigo": ("blue", "dark blue"), "teal": ("blue", "green"),
@@ -71,12 +74,15 @@ COLOR_FAMILY: dict[str, tuple[str, ...]] = {
     "heather": ("grey", "gray"), "slate": ("grey", "gray"), "silver": ("grey", "gray"), "ash": ("grey", "gray"),
     "espresso": ("brown", "dark brown"), "walnut": ("brown", "wood"), "oak": ("wood", "light brown", "natural"),
     "rustic": ("brown", "wood"), "chestnut": ("brown",), "mocha": ("brown",), "coffee": ("brown",), "camel": ("brown", "tan"),
-    "sand": ("beige", "tan"), "khaki": ("beige", "tan"), "taupe": ("beige", "grey"), "nude": ("beige", "pink"),
+    "sand": ("beige", "tan", *_NEUTRAL), "khaki": ("beige", "tan", *_NEUTRAL), "taupe": ("beige", "grey", *_NEUTRAL),
+    "nude": ("beige", "pink", *_NEUTRAL), "beige": _NEUTRAL, "neutral": _NEUTRAL, "neutrals": _NEUTRAL,
     "dusty": ("pink",), "coral": ("pink", "orange"), "rose": ("pink",), "blush": ("pink",), "fuchsia": ("pink",),
     "mauve": ("purple", "pink"), "plum": ("purple",), "lavender": ("purple",), "lilac": ("purple",), "violet": ("purple",),
     "ivory": ("white", "off white"), "cream": ("white", "off white"), "clear": ("transparent", "see through"),
-    "jewel": ("colorful",), "multicolor": ("colorful",), "floral": ("flowers", "flower print"),
-    "leopard": ("animal print", "cheetah"), "camo": ("camouflage",), "marble": ("marbled",),
+    "jewel": ("colorful",), "multicolor": ("colorful",), "floral": ("flowers", "flower print", *_PATTERNED),
+    "leopard": ("animal print", "cheetah", *_PATTERNED), "camo": ("camouflage", *_PATTERNED), "marble": ("marbled",),
+    "plaid": ("checked", "tartan", *_PATTERNED), "striped": ("stripes", *_PATTERNED), "paisley": _PATTERNED,
+    "polka": ("dots", "spotted", *_PATTERNED),
 }
 SPELLINGS = {"grey": "gray", "gray": "grey", "color": "colour", "colour": "color", "flavor": "flavour",
              "flavour": "flavor", "flavors": "flavours", "flavours": "flavors", "colors": "colours", "colours": "colors",

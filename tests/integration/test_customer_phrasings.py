@@ -112,6 +112,15 @@ CASES = [
      "with dark chocolate vanished first. The treasurer says we have $50 for it.", None, None, "indirect_intent"),
     ("webshop", "26", "Black wireless mouse that can hop between multiple devices, max $90. Needs silent clicks too, my "
      "roommate goes to bed early.", "irrelevant_information", None, "irrelevant_information"),
+    # a word for a kind of colour, where the shop has two of the kind: a pattern (floral print or
+    # leopard), a neutral (warm neutrals or nude matte)
+    ("webshop", "213", "need a v neck dress, 2XL, one with a pattern on it. budget is 60 dollars", None, None,
+     "lexical_ambiguity"),
+    ("webshop", "54", "Could you find an eyeshadow palette in neutral tones? Talc-free, with a mirror built in, and no "
+     "more than $30.", "lexical_ambiguity", "option:color", "lexical_ambiguity"),
+    # "1XL" is plus size 1X in some brands and XL in others (task 136 sells both)
+    ("webshop", "136", "need full-length leggings that are squat proof, 1XL please, max 40 bucks", None, None,
+     "lexical_ambiguity"),
 ]
 
 
@@ -140,6 +149,13 @@ def test_a_clean_request_said_the_same_ways_is_not_admitted(gateway, adapters):
     text = ("Bonjour, this is amelia_davis_8890. Please cancel my reservations 8C8K4E, LU15PA and MSJ4OA because my "
             "plans changed, merci.")
     result = verify_sync(adapter, gateway, "39", text)
+    assert result.verdict is not None and result.verdict.code == "extract:no_fault_found"
+
+
+def test_a_colour_named_within_its_kind_is_no_ambiguity(gateway, adapters):
+    """"floral print" names one of the patterned colours: the dress is fully stated."""
+    adapter = adapters.get("webshop") or adapters.setdefault("webshop", adapter_for("webshop"))
+    result = verify_sync(adapter, gateway, "213", "need a v neck dress, 2XL, in the floral print. budget is 60 dollars")
     assert result.verdict is not None and result.verdict.code == "extract:no_fault_found"
 
 
