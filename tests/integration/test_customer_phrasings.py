@@ -121,6 +121,12 @@ CASES = [
     # "1XL" is plus size 1X in some brands and XL in others (task 136 sells both)
     ("webshop", "136", "need full-length leggings that are squat proof, 1XL please, max 40 bucks", None, None,
      "lexical_ambiguity"),
+    # an item added in shorthand, described in -ed ("chamomile flavored" tells no story) or closed
+    # with a please (which asks for nothing itself)
+    ("webshop", "40", "herbal tea, gluten free, the box of 40, under 30 dollars. chamomile flavored", None, None,
+     "irrelevant_information"),
+    ("webshop", "37", "Looking for a white dress with an elastic waist, under $80, size small please", None, None,
+     "irrelevant_information"),
 ]
 
 

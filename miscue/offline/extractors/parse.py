@@ -76,9 +76,14 @@ _STORE = re.compile(r"\b(?:price alert|an alert|notify me|sort\w* (?:[\w-]+ ){0,
 _REQUEST_KIND = {r"\bcancel": "cancel", r"\breturn": "return", r"\bexchange": "exchange", r"\bchange items\b": "modify",
                  r"\bbook\b": "book", r"\bbuy\b": "buy"}
 _JOINS = re.compile(r"\b(?:and|with|that|which|plus|(?:it )?(?:has|needs?) to (?:have|be)|must (?:have|be))\b")
+#: words in -ed that describe a product rather than tell what happened ("peppermint flavored", "fleece lined")
+_PRODUCT_PARTICIPLE = (r"(?:un)?(?:flavou?r|scent|lin|padd|insulat|power|siz|shap|them|print|pattern|colou?r|roast|salt|"
+                       r"sweeten|caffeinat|decaffeinat|dy|quilt|ribb|tuft|upholster|polariz|distress|fad|wash|frost|glaz|"
+                       r"coat|plat|brush|cushion|reinforc|weight|heat|hood|zipper|knitt|fitt|tailor|bak|dri|smok|spic|"
+                       r"season|infus|blend|braid|embroider|seal|certifi|rat|handcraft|refurbish)ed")
 _TELLS = re.compile(r"\b(?:i|we|he|she|they|is|are|was|were|has|had|do|does|did|will|would|i'm|came|went|broke|says|said|"
                     r"told|thinks|reckons|swears|recommends|suggests|"
-                    r"\w{3,}ed)\b(?! to (?:have|be))")
+                    rf"(?!{_PRODUCT_PARTICIPLE}\b)\w{{3,}}ed)\b(?! to (?:have|be))")
 _CLOSE = re.compile(r"\b(?:thanks?|thank you|cheers|regards|asap|please|pls|thx|merci|gracias|danke|grazie|obrigad[oa])\b")
 _NEGATORS = {"no", "not", "without", "non", "never"}  # a form's negator must be said, never fuzzily
 # kept, not added
@@ -376,13 +381,14 @@ class ParseExtractor(Extractor[_ParseView]):
         asked = {w for w in WORD.findall(fold(v.inp.request)) if w not in STOP}
         customer = set(WORD.findall(fold(m.group(1)))) if (m := _CUSTOMER.match(v.inp.context.strip())) else set()
         known = known + [m.span() for m in _HANDLE.finditer(v.low)]
+        low = blank(v.low, [m.span() for m in _CLOSE.finditer(v.low)])  # "size medium please": the please asks for nothing
         for a, b in [p for c in v.clauses for p in _pieces(v.low, c)][1:]:
-            words_ = [w for w in WORD.findall(v.low[a:b]) if w not in STOP]
-            if not words_ or len(words_) > 4 or _CLOSE.search(v.low[a:b]) or _IDENTITY.search(v.low[a:b]):
-                continue  # nothing, a clause, the opening item (the product itself), a sign-off
+            words_ = [w for w in WORD.findall(_CLOSE.sub(" ", v.low[a:b])) if w not in STOP]  # "size medium please"
+            if not words_ or len(words_) > 4 or _IDENTITY.search(v.low[a:b]):
+                continue  # nothing or a sign-off, a clause, the opening item (the product itself)
             if set(words_) <= customer:
                 continue  # the customer's own name, signing the message
-            if any(s <= i < e for s, e in known for i in range(a, b) if v.low[i].isalnum()):
+            if any(s <= i < e for s, e in known for i in range(a, b) if low[i].isalnum()):
                 continue  # it names something of the request
             if (len(words_) == 1 and v.text[a:b].strip()[:1].isupper()
                     or any(fuzz.ratio(w, x) >= 80 for w in words_ for x in asked)):
