@@ -127,6 +127,10 @@ CASES = [
      "irrelevant_information"),
     ("webshop", "37", "Looking for a white dress with an elastic waist, under $80, size small please", None, None,
      "irrelevant_information"),
+    # an option the cheapest item is held to by a condition ("so long as it ...")
+    ("tau2-retail", "44", "Aarav Anderson, 19031 here. In pending order W9300146 change the desk lamp to the cheapest desk "
+     "lamp you have in stock, so long as it runs on battery; put the difference on my gift card.", None, None,
+     "irrelevant_information"),
 ]
 
 

@@ -75,7 +75,8 @@ ADDED = re.compile(r"\b(?:too|as well|also)\W*$|\b(?:i'?d prefer|i would prefer|
                    r"if possible|would be (?:great|nice|good|ideal|a plus|a bonus)|"
                    r"(?:should|must|needs? to|has to|could) also|(?<!\bi )(?<!\bwe )also (?:be|have|has|needs?|comes?)|"
                    r"(?:like|as) (?:my|the|our) (?:old|last|previous|current) \w+ (?:had|has|did|does)|"
-                   r"(?:has|have|needs?) to (?:be|have)|must (?:be|have))\b")
+                   r"(?:has|have|needs?) to (?:still )?(?:be|have)|must (?:still )?(?:be|have)|"
+                   r"as long as|so long as|provided (?:that )?it|only if it|on condition that)\b")
 JUSTIFIED = re.compile(r"^\W*(?:since|because|cause|so|if (?:they|you) (?:make|have|carry|sell|do)|i look better|"
                        r"my \w+ (?:is|has|are))\b")
 

@@ -52,6 +52,7 @@ _REASON = re.compile(r"^(?:since|because|cause|so|if (?:they|you|it) (?:make|hav
                      r"i look|my \w+ (?:is|has|are|says))\b")
 #: a condition or a precedent put on a wish inside its clause ("the 5-tier one if they make it", "like my old pair had")
 _CONDITION = re.compile(r"\bif (?:they|you|it) (?:make|have|carry|sell|come|do|exist)\b|"
+                        r"\b(?:as long as|so long as|provided (?:that )?it|only if it|on condition that)\b|"
                         r"\b(?:like|as) (?:my|the|our) (?:old|last|previous|current) \w+ (?:had|has|did|does)\b")
 #: where the customer lives, said in an aside: a detail about them even when an order ships to the same place
 _HOME_SAID = r"i(?:'ve| have)? moved|we(?:'ve| have)? moved|live at|new address"
