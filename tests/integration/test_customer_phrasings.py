@@ -162,6 +162,15 @@ def test_a_clean_request_said_the_same_ways_is_not_admitted(gateway, adapters):
     assert result.verdict is not None and result.verdict.code == "extract:no_fault_found"
 
 
+def test_the_return_leg_of_a_trip_is_no_return_operation(gateway, adapters):
+    """"leave the May 27 return as it is" names a flight: the clean change has no wrong operation."""
+    adapter = adapters.get("tau2-airline") or adapters.setdefault("tau2-airline", adapter_for("tau2-airline"))
+    text = ("james_taylor_7043 here. On reservation 1N99U6 please move the May 19 outbound to the HAT266 nonstop from Las "
+            "Vegas to Houston, economy, and leave the May 27 return (HAT112) as it is.")
+    result = verify_sync(adapter, gateway, "30", text)
+    assert result.verdict is not None and result.verdict.code == "extract:no_fault_found", result.verdict
+
+
 def test_a_colour_named_within_its_kind_is_no_ambiguity(gateway, adapters):
     """"floral print" names one of the patterned colours: the dress is fully stated."""
     adapter = adapters.get("webshop") or adapters.setdefault("webshop", adapter_for("webshop"))

@@ -40,7 +40,7 @@ from miscue.offline.extractors.lexicon import (
     masked,
     operation_classes,
 )
-from miscue.offline.extractors.text import INSTRUMENT, STOP, WORD, blank, clean, overlaps, split_spans
+from miscue.offline.extractors.text import INSTRUMENT, RETURN_LEG, STOP, WORD, blank, clean, overlaps, split_spans
 
 
 #: where a chunk ends: punctuation, a dash, or a condition put on what precedes ("the 5-tier one if they make it")
@@ -156,6 +156,7 @@ class LexicalExtractor(Extractor[_LexView]):
         wanted = operation_classes(v.inp.request)
         # a requirement's own words and values name no operation ("earbuds with noise cancelling")
         low = masked(v.low, [p for r in v.inp.requirements for p in (r.phrase, r.spoken, *r.says)])
+        low = blank(low, [m.span() for m in RETURN_LEG.finditer(low)])
         said = {kind: p.search(low) for kind, p in OPERATION_CLASSES.items()}
         asked = [kind for kind in wanted if kind in said]  # the operations asked for that a verb names
         if asked and all(said[kind] for kind in asked):

@@ -24,7 +24,7 @@ from miscue.language.states import TextReading, states
 from miscue.language.text import Token, fold, respell
 from miscue.offline.extractors.base import Extractor, naming_units, pointing_units
 from miscue.offline.extractors.domains import domains_of
-from miscue.offline.extractors.text import BOOKING_NOUN, INSTRUMENT, STOP, WORD, blank, clean, split_spans
+from miscue.offline.extractors.text import BOOKING_NOUN, INSTRUMENT, RETURN_LEG, STOP, WORD, blank, clean, split_spans
 
 THRESHOLD = 88  # fuzzy score (0-100) from which a clause says a form
 WORD_SCORE = 80  # fuzzy score from which a word of the text is a word of the form
@@ -310,6 +310,7 @@ class ParseExtractor(Extractor[_ParseView]):
         low = spelt.text
         for phrase in {r.phrase.lower() for r in v.inp.requirements}:  # a requirement's own name asks for nothing
             low = low.replace(phrase, " " * len(phrase))
+        low = blank(low, [m.span() for m in RETURN_LEG.finditer(low)])
         values = [(m.start, m.end) for m in v.grounding.mentions if m.kind in ("value", "member")]
         found = {kind: next((m for m in re.finditer(rf"\b(?:{p})\b", low)  # not a word of a value ("noise cancelling")
                              if not any(a <= spelt.span(*m.span())[0] < b for a, b in values)), None)

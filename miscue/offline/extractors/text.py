@@ -63,6 +63,10 @@ first firstly secondly next finally lastly starting beginning start begin afterw
 """.split())
 
 
+#: "return" as a leg of a trip, not the operation: a determiner and a few describing words before it
+#: ("the May 27 return", "my Sunday evening return"), no verb or object between or after
+RETURN_LEG = re.compile(r"\b(?:the|my|our|your|that)\s+(?:(?!(?:to|and|or|will|would|can|could|should|must|please|then)\b)"
+                        r"[a-z0-9/-]+\s+){1,3}return\b(?!\s+(?:it|them|this|these|those|the|my|our|all|both|everything)\b)")
 #: "booking" as a thing, not the operation: after a determiner, "same" or a preposition
 BOOKING_NOUN = "".join(f"(?<!{w} )" for w in ("the", "my", "this", "that", "our", "your", "same", "on", "of",
                                                "for", "in", "to", "from")) + "booking"
