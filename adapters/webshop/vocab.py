@@ -110,6 +110,7 @@ VALUE_SYNONYMS: dict[str, tuple[str, ...]] = {
     "tea tree": ("tea tree oil",),
     "ginger lemon": ("lemon ginger", "ginger and lemon", "lemon and ginger"),
     "peppermint": ("mint",),
+    "rooibos": ("red tea", "redbush", "red bush", "rooibos tea"), "hibiscus": ("red tea", "hibiscus tea"),
     "mint chocolate": ("chocolate mint", "mint chip"),
     "chocolate peanut butter": ("peanut butter chocolate", "peanut butter"),
     "honey roasted": ("honey roast", "honey"),

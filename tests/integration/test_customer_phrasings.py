@@ -127,6 +127,9 @@ CASES = [
      "irrelevant_information"),
     ("webshop", "37", "Looking for a white dress with an elastic waist, under $80, size small please", None, None,
      "irrelevant_information"),
+    # "red tea" is rooibos (red bush) or hibiscus, and task 9 sells both
+    ("webshop", "9", "Herbal tea for digestion and sleep - the red tea one, 20 count, pack of 6. Under $20.", None, None,
+     "lexical_ambiguity"),
     # an option the cheapest item is held to by a condition ("so long as it ...")
     ("tau2-retail", "44", "Aarav Anderson, 19031 here. In pending order W9300146 change the desk lamp to the cheapest desk "
      "lamp you have in stock, so long as it runs on battery; put the difference on my gift card.", None, None,
