@@ -146,7 +146,7 @@ REQUEST = _rx(
     r"i would (?:also |really |still |just )?like|id like|i wanna|"
     r"(?:i'll|i will|i'd|i can|i could) (?:just )?(?:settle for|make do with)|i'm looking for|im looking for|i am looking for|"
     r"i'm after|i am after|"
-    r"looking for|please|pls|can you|could you|would you|will you|can i|could i|may i|help me|i wish to|let me|"
+    r"looking for|please|pls|(?:can|could|would|will) (?:you|u|ya)|can i|could i|may i|help me|i wish to|let me|"
     r"i'd love|i would love|go ahead|i'd prefer|i would prefer|i'm trying to|im trying to|i am trying to|"
     r"need to|want to|have to|would like to|i'd appreciate|i would appreciate|kindly|do me a favou?r|"
     r"(?:i'm|i am|im) (?:only |just )?asking (?:for|you)|(?:i'm|i am|im) not asking for (?:much|a lot))\b"

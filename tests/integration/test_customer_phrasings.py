@@ -165,6 +165,13 @@ def test_a_clean_request_said_the_same_ways_is_not_admitted(gateway, adapters):
     assert result.verdict is not None and result.verdict.code == "extract:no_fault_found"
 
 
+def test_a_question_in_text_speak_is_a_request(gateway, adapters):
+    """"can u find me ..." asks, as "can you" does: a clean request, not a hint."""
+    adapter = adapters.get("webshop") or adapters.setdefault("webshop", adapter_for("webshop"))
+    result = verify_sync(adapter, gateway, "40", "can u find me gluten free herbal tea, the 40 count box, under 30 dollars")
+    assert result.verdict is not None and result.verdict.code == "extract:no_fault_found", result.verdict
+
+
 def test_the_return_leg_of_a_trip_is_no_return_operation(gateway, adapters):
     """"leave the May 27 return as it is" names a flight: the clean change has no wrong operation."""
     adapter = adapters.get("tau2-airline") or adapters.setdefault("tau2-airline", adapter_for("tau2-airline"))
