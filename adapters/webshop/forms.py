@@ -136,7 +136,14 @@ def attr_heard(text: str) -> tuple[str, ...]:
     adjective = _adjective(ws)
     if adjective and ws[-1] not in _ED_NOUNS:
         out.append(adjective)
+    if len(ws) == 2 and ws[1] in _SELF:  # what the shopper's hair or skin is like: "my hair is really dry"
+        out += [f"{ws[1]} {verb} {degree}{ws[0]}" for verb in ("is", "gets", "feels") for degree in ("", *_DEGREES)]
     return dedupe(s for f in out for s in _respell(f))
+
+
+#: what a shopper says of themselves with an attribute's two words turned round, and how much
+_SELF = ("hair", "skin", "scalp", "lips", "nails", "feet")
+_DEGREES = ("really ", "very ", "so ", "super ", "quite ", "pretty ", "a bit ", "kind of ", "always ")
 
 
 def _adjective(ws: list[str]) -> str | None:

@@ -130,6 +130,10 @@ CASES = [
     # "red tea" is rooibos (red bush) or hibiscus, and task 9 sells both
     ("webshop", "9", "Herbal tea for digestion and sleep - the red tea one, 20 count, pack of 6. Under $20.", None, None,
      "lexical_ambiguity"),
+    # what the shopper's hair is like, said of it ("my hair feels so dry"), for a "dry hair" shampoo
+    ("webshop", "17", "Ever since I started bleaching it, my hair feels so dry. My stylist says my shampoo has to be color "
+     "safe with natural ingredients and no fragrance at all. The 16.9 oz size lasts me ages, and $30 is my ceiling for "
+     "shampoo.", None, None, "indirect_intent"),
     # an option the cheapest item is held to by a condition ("so long as it ...")
     ("tau2-retail", "44", "Aarav Anderson, 19031 here. In pending order W9300146 change the desk lamp to the cheapest desk "
      "lamp you have in stock, so long as it runs on battery; put the difference on my gift card.", None, None,
