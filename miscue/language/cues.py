@@ -147,7 +147,7 @@ REQUEST = _rx(
     r"(?:i'll|i will|i'd|i can|i could) (?:just )?(?:settle for|make do with)|i'm looking for|im looking for|i am looking for|"
     r"i'm after|i am after|"
     r"looking for|please|pls|(?:can|could|would|will) (?:you|u|ya)|can i|could i|may i|help me|i wish to|let me|"
-    r"i'd love|i would love|go ahead|i'd prefer|i would prefer|i'm trying to|im trying to|i am trying to|"
+    r"i'd love|i would love|go ahead|let's|let us|i'd prefer|i would prefer|i'm trying to|im trying to|i am trying to|"
     r"need to|want to|have to|would like to|i'd appreciate|i would appreciate|kindly|do me a favou?r|"
     r"(?:i'm|i am|im) (?:only |just )?asking (?:for|you)|(?:i'm|i am|im) not asking for (?:much|a lot))\b"
     r"|(?:^|[.!;:]\s+)(?:(?:hey|hi|hello|ok|okay|so|well|yeah|um|right),?\s+)?"

@@ -176,6 +176,15 @@ def test_a_question_in_text_speak_is_a_request(gateway, adapters):
     assert result.verdict is not None and result.verdict.code == "extract:no_fault_found", result.verdict
 
 
+def test_lets_asks(gateway, adapters):
+    """"let's exchange it for ..." is a request: the clean exchange is no hint."""
+    adapter = adapters.get("tau2-retail") or adapters.setdefault("tau2-retail", adapter_for("tau2-retail"))
+    text = "sofia li, zip 78260. let's exchange my digital camera for the 10x zoom version, everything else the same; paypal " \
+           "for any difference."
+    result = verify_sync(adapter, gateway, "52", text)
+    assert result.verdict is not None and result.verdict.code == "extract:no_fault_found", result.verdict
+
+
 def test_the_return_leg_of_a_trip_is_no_return_operation(gateway, adapters):
     """"leave the May 27 return as it is" names a flight: the clean change has no wrong operation."""
     adapter = adapters.get("tau2-airline") or adapters.setdefault("tau2-airline", adapter_for("tau2-airline"))

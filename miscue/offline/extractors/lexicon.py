@@ -54,7 +54,8 @@ IDENTITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[a-z]+_[a-z]+_\d{3,}\b|\b(?:zi
                       r"\buser(?: id)?\b|\b[a-z]+ [a-z]+,? here\b|\bhere\b")
 
 #: a value kept as it is ("same size and v-neck"): no new detail
-KEPT = re.compile(r"\b(?:the )?same \w+(?:(?:,| and) [\w-]+)*|\b\w+ (?:stays|stay) the same\b")
+KEPT = re.compile(r"\b(?:the )?same \w+(?:(?:,| and) [\w-]+)*|\b\w+ (?:stays|stay) the same\b|"
+                  r"\b(?:everything|all|anything) else (?:the same|unchanged|as is|as it is)\b|\botherwise the same\b")
 
 #: the customer saying where they live now
 _HOME = r"i(?:'ve| have)? moved|i (?:now )?live at|my (?:new )?address"

@@ -88,7 +88,8 @@ _TELLS = re.compile(r"\b(?:i|we|he|she|they|is|are|was|were|has|had|do|does|did|
 _CLOSE = re.compile(r"\b(?:thanks?|thank you|cheers|regards|asap|please|pls|thx|merci|gracias|danke|grazie|obrigad[oa])\b")
 _NEGATORS = {"no", "not", "without", "non", "never"}  # a form's negator must be said, never fuzzily
 # kept, not added
-_KEPT = re.compile(r"\bsame (?:\w+ )?(?:size|colou?r|one|model|style|kind|type|length|material)s?(?:(?:,| and) [\w-]+)*")
+_KEPT = re.compile(r"\bsame (?:\w+ )?(?:size|colou?r|one|model|style|kind|type|length|material)s?(?:(?:,| and) [\w-]+)*|"
+                   r"\b(?:everything|all|the rest|anything) else\b(?: (?:is|stays|kept|left))?(?: the same| unchanged| as is)?")
 #: an e-mail address or a user id: identity, whatever the clause splitter made of its dots
 _HANDLE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b[a-z]+_[a-z]+_\d{3,}\b")
 #: the city, state and ZIP code that close a street address ("..., San Diego, CA 92101, USA"): part of
