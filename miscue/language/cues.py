@@ -124,6 +124,8 @@ _UNAVAILABLE = (r"sold out|out of stock|unavailable|not available|no longer (?:a
                 r"(?:nobody|no one|no-one|no store|no shop|none of them|no seller|no brand)(?: \w+)? "
                 r"(?:carries|sells|makes|stocks|has|offers|does|carry|sell|make|stock|have|offer)|"
                 r"(?:is|are) only (?:available|sold|made|offered)|"
+                r"there(?:'s| is|'re| are)(?: no|n't| not)(?: (?:a|an|any))?(?: [\w-]+){0,3}? "
+                r"(?:versions?|models?|options?|variants?|kinds?|ones?|sizes?|colou?rs?|flights?|seats?)\b|"
                 r"already (?:been )?(?:done|taken care of|processed|applied|changed|fixed|cancelled|canceled|booked|"
                 r"handled|sorted|updated|set)|(?:was|were|has been|have been) (?:taken care of|handled|done|sorted)")
 #: a premise taken for granted about a requirement ("since the clicky ones are sold out"): the

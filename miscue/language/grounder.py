@@ -38,7 +38,8 @@ _CURRENT_BEFORE = {("instead", "of"), ("rather", "than"), ("currently",), ("old"
                    ("original",), ("not",), ("replace",), ("replacing",), ("than",), ("existing",), ("previous",),
                    ("swap", "out"), ("no", "longer", "want"), ("dont", "want"), ("do", "not", "want"), ("got", "the"),
                    ("received", "the"), ("have", "the"), ("bought", "the"), ("ordered", "the"), ("stuck", "in"),
-                   ("currently", "in"), ("booked", "in"), ("is", "in"), ("are", "in"), ("was", "in"), ("still", "in")}
+                   ("currently", "in"), ("booked", "in"), ("is", "in"), ("are", "in"), ("was", "in"), ("still", "in"),
+                   ("exchange",), ("exchanging",), ("swapping",)}
 _CURRENT_AFTER = {("one", "i", "have"), ("i", "have"), ("that", "i", "have"), ("i", "got"), ("i", "received"),
                   ("came",), ("that", "came"), ("doesnt", "fit"), ("is", "too"), ("was", "too"), ("are", "too")}
 #: between a list's last part and a weak form said for all of them (", both on" May 20)

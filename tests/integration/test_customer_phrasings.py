@@ -134,6 +134,13 @@ CASES = [
     ("webshop", "17", "Ever since I started bleaching it, my hair feels so dry. My stylist says my shampoo has to be color "
      "safe with natural ingredients and no fragrance at all. The 16.9 oz size lasts me ages, and $30 is my ceiling for "
      "shampoo.", None, None, "indirect_intent"),
+    # a premise that says no such variant exists ("there's no 10x model"); the old item's colour
+    # said after "exchanging the" is what the customer has, not the fallback
+    ("tau2-retail", "52", "Sofia Li, 78260. There's no 10x model of my digital camera I bet, so please exchange it for the "
+     "5x one, everything else the same. PayPal for any difference.", None, None, "false_presupposition"),
+    ("tau2-retail", "80", "Amelia Gonzalez, amelia.gonzalez4271@example.com. Order #W7209932: I'm exchanging the blue "
+     "polyester v-neck tee in small. Red sold out ages ago, so make the new one black, XXL, cotton, crew neck; gift card "
+     "for the difference.", "false_presupposition", "exchange.item1.color", "false_presupposition"),
     # an option the cheapest item is held to by a condition ("so long as it ...")
     ("tau2-retail", "44", "Aarav Anderson, 19031 here. In pending order W9300146 change the desk lamp to the cheapest desk "
      "lamp you have in stock, so long as it runs on battery; put the difference on my gift card.", None, None,
