@@ -149,7 +149,7 @@ REQUEST = _rx(
     r"(?:i'll|i will|i'd|i can|i could) (?:just )?(?:settle for|make do with)|i'm looking for|im looking for|i am looking for|"
     r"i'm after|i am after|"
     r"looking for|please|pls|(?:can|could|would|will) (?:you|u|ya)|can i|could i|may i|help me|i wish to|let me|"
-    r"i'd love|i would love|go ahead|let's|let us|i'd prefer|i would prefer|i'm trying to|im trying to|i am trying to|"
+    r"i'd love|i would love|go ahead|i'd prefer|i would prefer|i'm trying to|im trying to|i am trying to|"
     r"need to|want to|have to|would like to|i'd appreciate|i would appreciate|kindly|do me a favou?r|"
     r"(?:i'm|i am|im) (?:only |just )?asking (?:for|you)|(?:i'm|i am|im) not asking for (?:much|a lot))\b"
     r"|(?:^|[.!;:]\s+)(?:(?:hey|hi|hello|ok|okay|so|well|yeah|um|right),?\s+)?"
@@ -157,7 +157,9 @@ REQUEST = _rx(
     r"|\?"
     # a record put right ("the second passenger should be Mei Garcia, not Mei Lee") asks for the change
     r"|\bshould (?:be|read|say) [^.;!?]{1,80}?,? not\b"
-    r"|(?:^|[.!;:,]\s+|\s-\s|\b(?<!i.ll )(?<!ill )(?<!i will )(?<!i )(?<!we.ll )(?<!we )(?:and|also|then|so|just|now|but)\s+)"
+    # an imperative: at a clause's start, after a joining word, or with "let's" ("let's exchange it", not "let's see")
+    r"|(?:^|[.!;:,]\s+|\s-\s|\b(?<!i.ll )(?<!ill )(?<!i will )(?<!i )(?<!we.ll )(?<!we )(?:and|also|then|so|just|now|but)\s+|"
+    r"\blet(?:'s| us)\s+(?:just\s+)?)"
     r"(?:cancel|exchange|return|change|switch|book|update|"
     r"modify|swap|send|refund|downgrade|upgrade|move|put|make|add|remove|replace|process|issue|give|find|get|buy|"
     r"charge|bill|pay|use|ship|set|reserve|rebook|fix|correct|show|pick|keep|credit|bump|push|drop|ditch|scrap|transfer|"
