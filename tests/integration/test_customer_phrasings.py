@@ -184,12 +184,20 @@ def test_a_question_in_text_speak_is_a_request(gateway, adapters):
 
 
 def test_lets_asks(gateway, adapters):
-    """"let's exchange it for ..." is a request: the clean exchange is no hint."""
+    """"let's exchange it for ..." is a request: the clean exchange is no hint (but "let's see" asks nothing)."""
     adapter = adapters.get("tau2-retail") or adapters.setdefault("tau2-retail", adapter_for("tau2-retail"))
     text = "sofia li, zip 78260. let's exchange my digital camera for the 10x zoom version, everything else the same; paypal " \
            "for any difference."
     result = verify_sync(adapter, gateway, "52", text)
     assert result.verdict is not None and result.verdict.code == "extract:no_fault_found", result.verdict
+
+
+def test_a_jeans_size_is_read_with_its_own_numbers(gateway, adapters):
+    """"34W x 32L" is that size to both extractors, not also 32W x 32L (the parse extractor's fuzzy
+    windows must say every number of a form, each as often, and no other)."""
+    adapter = adapters.get("webshop") or adapters.setdefault("webshop", adapter_for("webshop"))
+    result = verify_sync(adapter, gateway, "51", "Slim fit jeans, 34W x 32L, under $60.")
+    assert result.found["a"]["class"] == result.found["b"]["class"] == "none", result.found
 
 
 def test_the_return_leg_of_a_trip_is_no_return_operation(gateway, adapters):

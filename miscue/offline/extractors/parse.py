@@ -12,7 +12,8 @@ a reason given for an extra wish), operation verbs of another kind.
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
@@ -187,6 +188,7 @@ class FuzzyGrounder(Grounder):
                 score = fuzz.ratio(phrase, " ".join(t.text for t in window))
                 said = {t.text for t in window}
                 if score >= THRESHOLD and (best is None or score > best[0]) and self._says(form, said) \
+                        and _same_numbers(form.words, [t.text for t in window]) \
                         and not (said & _NEGATORS) - set(form.words):  # a negator the form lacks
                     best = (score, i, i + width)
         return best
@@ -201,6 +203,14 @@ class FuzzyGrounder(Grounder):
                 out.append((begin, k))
                 begin = k
         return out
+
+
+def _same_numbers(form: tuple[str, ...], window: list[str]) -> bool:
+    """The window says the form's numbers, each as often, and no other ("34w x 32l" is no 32w x 32l)."""
+    def numbers(ws: Iterable[str]) -> Counter[str]:
+        return Counter(w for w in ws if any(c.isdigit() for c in w))
+    said, wanted = numbers(window), numbers(form)
+    return not (wanted - said) and set(said) <= set(wanted)
 
 
 @dataclass
