@@ -141,6 +141,10 @@ CASES = [
     ("tau2-retail", "80", "Amelia Gonzalez, amelia.gonzalez4271@example.com. Order #W7209932: I'm exchanging the blue "
      "polyester v-neck tee in small. Red sold out ages ago, so make the new one black, XXL, cotton, crew neck; gift card "
      "for the difference.", "false_presupposition", "exchange.item1.color", "false_presupposition"),
+    # a traveller's date of birth identifies them, whatever its format: no added detail
+    ("tau2-airline", "8", "Sophia Silva, sophia_silva_7557. I'd like to book HAT271 from Chicago O'Hare to Philadelphia on "
+     "May 26, one way, economy, for me and Kevin Smith, born 04/12/2001. No checked bags, and pay with just my $500 travel "
+     "certificate (ending 5380).", None, None, "insufficient_information"),
     # an option the cheapest item is held to by a condition ("so long as it ...")
     ("tau2-retail", "44", "Aarav Anderson, 19031 here. In pending order W9300146 change the desk lamp to the cheapest desk "
      "lamp you have in stock, so long as it runs on battery; put the difference on my gift card.", None, None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from miscue.offline.extractors.text import BOOKING_NOUN
+from miscue.offline.extractors.text import BIRTH_DATE, BOOKING_NOUN
 
 #: the kinds of operation a customer asks a service for, by the verbs that name them; verbs that
 #: fit several kinds ("change", "switch", "swap", "update") name none
@@ -51,7 +51,7 @@ ASIDE = re.compile(r"\b(?:by the way|btw|fyi|side note|for the record|oh and|oh,
                    r"in case (?:that|it) matters|for what it's worth|ps|p\.s\.)\b|^\W*(?:also|plus|oh)\W*$")
 #: how customers identify themselves (not a detail of the request): emails, user ids, zip codes
 IDENTITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[a-z]+_[a-z]+_\d{3,}\b|\b(?:zip(?: code)?\s*)?\d{5}\b|"
-                      r"\buser(?: id)?\b|\b[a-z]+ [a-z]+,? here\b|\bhere\b")
+                      r"\buser(?: id)?\b|\b[a-z]+ [a-z]+,? here\b|\bhere\b|" + BIRTH_DATE)
 
 #: a value kept as it is ("same size and v-neck"): no new detail
 KEPT = re.compile(r"\b(?:the )?same \w+(?:(?:,| and) [\w-]+)*|\b\w+ (?:stays|stay) the same\b|"

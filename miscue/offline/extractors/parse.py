@@ -25,7 +25,7 @@ from miscue.language.states import TextReading, states
 from miscue.language.text import Token, fold, respell
 from miscue.offline.extractors.base import Extractor, naming_units, pointing_units
 from miscue.offline.extractors.domains import domains_of
-from miscue.offline.extractors.text import BOOKING_NOUN, INSTRUMENT, RETURN_LEG, STOP, WORD, blank, clean, split_spans
+from miscue.offline.extractors.text import BIRTH_DATE, BOOKING_NOUN, INSTRUMENT, RETURN_LEG, STOP, WORD, blank, clean, split_spans
 
 THRESHOLD = 88  # fuzzy score (0-100) from which a clause says a form
 WORD_SCORE = 80  # fuzzy score from which a word of the text is a word of the form
@@ -99,7 +99,7 @@ _PLACE = re.compile(r"\b(?:[a-z][a-z.]*\s){0,3}[a-z][a-z.]*,\s*[a-z]{2},?\s+\d{5
 #: the extraction form's context line names the customer ("You are Liam Moore, a customer of ...")
 _CUSTOMER = re.compile(r"^you are ([^,.]+)", re.I)
 _IDENTITY = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+|\b[a-z]+_[a-z]+_\d{3,}\b|\b\d{5}\b|\buser(?: id)?\b|"
-                       r"\b[a-z]+ [a-z]+,? here\b|\bhere\b|\bzip\b")
+                       r"\b[a-z]+ [a-z]+,? here\b|\bhere\b|\bzip\b|" + BIRTH_DATE)
 
 
 def clause_spans(low: str) -> list[tuple[int, int]]:

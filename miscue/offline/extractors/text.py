@@ -63,6 +63,10 @@ first firstly secondly next finally lastly starting beginning start begin afterw
 """.split())
 
 
+#: a traveller's date of birth, which identifies them ("born 04/12/2001", "DOB April 12, 2001"): no added detail
+BIRTH_DATE = (r"\b(?:born(?: on)?|dob|d\.o\.b\.?|date of birth|birth ?date|birthday)[:\s,]*(?:is\s+)?"
+              r"(?:\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}|[a-z]+\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4}|"
+              r"\d{1,2}(?:st|nd|rd|th)? [a-z]+,? \d{4})")
 #: "return" as a leg of a trip, not the operation: a determiner and a few describing words before it
 #: ("the May 27 return", "my Sunday evening return"), no verb or object between or after
 RETURN_LEG = re.compile(r"\b(?:the|my|our|your|that)\s+(?:(?!(?:to|and|or|will|would|can|could|should|must|please|then)\b)"
