@@ -205,11 +205,13 @@ class FuzzyGrounder(Grounder):
         return out
 
 
+def _numbers(words: Iterable[str]) -> Counter[str]:
+    return Counter(w for w in words if any(c.isdigit() for c in w))
+
+
 def _same_numbers(form: tuple[str, ...], window: list[str]) -> bool:
     """The window says the form's numbers, each as often, and no other ("34w x 32l" is no 32w x 32l)."""
-    def numbers(ws: Iterable[str]) -> Counter[str]:
-        return Counter(w for w in ws if any(c.isdigit() for c in w))
-    said, wanted = numbers(window), numbers(form)
+    said, wanted = _numbers(window), _numbers(form)
     return not (wanted - said) and set(said) <= set(wanted)
 
 
@@ -396,7 +398,7 @@ class ParseExtractor(Extractor[_ParseView]):
         known = known + [m.span() for m in _HANDLE.finditer(v.low)]
         low = blank(v.low, [m.span() for m in _CLOSE.finditer(v.low)])  # "size medium please": the please asks for nothing
         for a, b in [p for c in v.clauses for p in _pieces(v.low, c)][1:]:
-            words_ = [w for w in WORD.findall(_CLOSE.sub(" ", v.low[a:b])) if w not in STOP]  # "size medium please"
+            words_ = [w for w in WORD.findall(low[a:b]) if w not in STOP]
             if not words_ or len(words_) > 4 or _IDENTITY.search(v.low[a:b]):
                 continue  # nothing or a sign-off, a clause, the opening item (the product itself)
             if set(words_) <= customer:
