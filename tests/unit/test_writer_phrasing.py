@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from miscue.offline.writer.phrases import feature_forms, features
 from miscue.offline.writer.trips import _extras
 from miscue.offline.writer.voice import article
 
@@ -251,3 +252,20 @@ def test_a_second_unnamed_pending_order_is_the_other_one(fault_type):
              for attempt in range(8)]
     assert all("my other pending order" in t.lower() for t in texts), texts  # not "my pending order" twice
     assert not any("pending order is still pending" in t.lower() for t in texts), texts
+
+
+@pytest.mark.parametrize(("forms", "kept"), [
+    (["kosher", "koshers", "kosher certified"], ["kosher", "kosher certified"]),  # an adjective has no plural
+    (["quick dry", "quick dries", "quick drying"], ["quick dry", "quick drying"]),
+    (["sensitive skin", "sensitive skins"], ["sensitive skin"]),  # "for sensitive skin", never "skins"
+    (["side pocket", "side pockets"], ["side pocket", "side pockets"]),  # a thing the product has: either
+])
+def test_a_feature_said_as_an_adjective_or_purpose_is_never_plural(forms, kept):
+    assert feature_forms(forms) == kept
+
+
+@pytest.mark.parametrize("feature", ["mild", "sleepy", "moisturizing", "volumizing", "kosher"])
+def test_a_one_word_quality_goes_before_the_product(feature):
+    """"mild hot sauce", not "hot sauce with mild"."""
+    adjs, withs, _ = features([feature], _Voice(0))
+    assert (adjs, withs) == ([feature], [])

@@ -23,9 +23,10 @@ _HEADS = {"switch type": "switches", "lens type": "lenses", "power source": "pow
 _FOR_WORDS = {"hair", "skin", "room", "sleep", "kids", "men", "women", "travel", "gaming", "office", "outdoor", "outdoors",
               "digestion", "energy", "acne", "relaxation", "immunity", "running", "workout", "hiking", "baby"}
 _ADJ_ENDINGS = ("free", "proof", "lined", "resistant", "fit", "friendly", "weight", "less", "ed", "ic", "able", "ible", "al",
-                "lasting", "dry", "waist", "sleeve", "grade", "gmo", "duty", "soft", "wide", "long")
+                "lasting", "dry", "waist", "sleeve", "grade", "gmo", "duty", "soft", "wide", "long", "izing", "ising")
 _ADJECTIVES = {"vegan", "kosher", "organic", "pullover", "ergonomic", "industrial", "cordless", "portable", "foldable",
-               "whole bean", "loose leaf", "fair trade", "non-gmo", "non gmo", "unscented", "natural", "wireless", "bluetooth"}
+               "whole bean", "loose leaf", "fair trade", "non-gmo", "non gmo", "unscented", "natural", "wireless", "bluetooth",
+               "mild", "spicy", "sleepy", "soothing", "calming"}
 
 @dataclass(frozen=True)
 class Mod:
@@ -111,6 +112,19 @@ def feature_role(text: str) -> str:
     if t in _ADJECTIVES or last.endswith(_ADJ_ENDINGS) and not t.startswith(("with ", "no ")):
         return "adj"
     return "with"
+
+
+def feature_forms(forms: Sequence[str]) -> list[str]:
+    """The forms a feature may be said in: a plural only of a feature that is a thing ("with side
+    pockets"), never of one said as an adjective or a purpose ("koshers", "for sensitive skins")."""
+    head, _, last = forms[0].lower().rpartition(" ")
+    if feature_role(forms[0]) == "with" or last.endswith("s"):
+        return list(forms)
+
+    def plural(form: str) -> bool:  # "koshers" of "kosher", "quick dries" of "quick dry"
+        h, _, w = form.lower().rpartition(" ")
+        return h == head and w.endswith("s") and w[:len(last) - 1] == last[:-1]
+    return [f for f in forms if not plural(f)]
 
 
 def features(items: Sequence[str], v: Voice) -> tuple[list[str], list[str], list[str]]:

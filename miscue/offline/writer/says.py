@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from miscue.briefs import Requirement, WriterBrief
-from miscue.offline.writer.phrases import IN_NAMES, Mod, option_mod, reason_clause
+from miscue.offline.writer.phrases import IN_NAMES, Mod, feature_forms, option_mod, reason_clause
 from miscue.offline.writer.voice import Voice, cased, join
 
 _UNCHANGED = re.compile(r"\b(?:same|current|existing|unchanged|as booked|as is)\b")
@@ -204,7 +204,7 @@ class Told:
         return option_mod(name, form, self.v)
 
     def _feature(self, r: Requirement, forms: list[str]) -> str:
-        return forms[0] if self.v.chance(0.7) else self.v.pick(forms[:4])
+        return forms[0] if self.v.chance(0.7) else self.v.pick(feature_forms(forms)[:4])
 
     def _price(self, r: Requirement, forms: list[str]) -> str:
         if self.how(r.slot) == "as" and re.match(r"[$\d]", forms[0]):  # another limit: "under $180", never a bare "$180"
