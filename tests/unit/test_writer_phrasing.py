@@ -269,3 +269,8 @@ def test_a_one_word_quality_goes_before_the_product(feature):
     """"mild hot sauce", not "hot sauce with mild"."""
     adjs, withs, _ = features([feature], _Voice(0))
     assert (adjs, withs) == ([feature], [])
+
+
+def test_a_purpose_already_said_with_for_is_not_given_another():
+    _, _, fors = features(["for dry hair", "sensitive skin"], _Voice(0))
+    assert fors == ["dry hair", "sensitive skin"]

@@ -138,8 +138,8 @@ def features(items: Sequence[str], v: Voice) -> tuple[list[str], list[str], list
             adj.append(f)
         elif role == "that":
             with_.append(f)
-        elif role == "for":
-            for_.append(f)
+        elif role == "for":  # said after the one "for" of the list: "for dry hair", never "for for dry hair"
+            for_.append(f[4:] if f.lower().startswith("for ") else f)
         else:
             with_.append(f[5:] if f.lower().startswith("with ") else f)
     return adj, with_, for_
