@@ -27,7 +27,7 @@ test: lint $(STAMP) browser
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/lint-imports
+	$(VENV)/bin/python scripts/lint_imports.py
 
 # the HTML report is checked in a real headless Chromium (Debian package; needs root to install)
 browser:

@@ -45,7 +45,7 @@ def require_server() -> str:
 
 def check_cron(cron: str) -> None:
     """BadInput for a cron string Prefect's schedule would refuse."""
-    from flows.prefect_flows import valid_cron
+    from miscue.flows.prefect_flows import valid_cron
 
     if not valid_cron(cron):
         raise BadInput(f"not a valid cron schedule: {cron!r} (five fields, e.g. '0 2 * * *')")
@@ -54,7 +54,7 @@ def check_cron(cron: str) -> None:
 def serve(cron: str = NIGHTLY_CRON, parameters: dict[str, Any] | None = None, name: str = DEPLOYMENT_NAME) -> None:
     """Register the scheduled deployment ``miscue-build/<name>`` with the server and serve it until
     interrupted (SIGTERM / Ctrl-C pauses the deployment's schedule and exits)."""
-    from flows.prefect_flows import serve_deployment
+    from miscue.flows.prefect_flows import serve_deployment
 
     require_server()
     serve_deployment(name, cron, nightly_parameters(parameters))

@@ -8,7 +8,7 @@ with bounded async concurrency *inside* the write/verify stage.
 
 Caching: no Prefect caching (``cache_policy=NO_CACHE`` everywhere). Our own content-addressed
 exchange store answers every repeated model request, so a rebuild with nothing changed makes
-zero model calls; see :mod:`flows.stages.benchmark`.
+zero model calls; see :mod:`miscue.flows.stages.benchmark`.
 
 The report tables are published as Prefect artifacts of the run (``report-<section>`` table
 artifacts and a ``corpus-report`` Markdown artifact).
@@ -17,14 +17,14 @@ Scale-out (``workers`` / ``dask_address``): the build's stages run as the subflo
 ``miscue-build-shards`` on ``prefect-dask``'s ``DaskTaskRunner`` -- a local ``dask.distributed``
 cluster of N worker processes, or an existing cluster's scheduler. Each benchmark's load ->
 graphs -> plan is one task; write/verify is a task per shard of graphs and composites a task
-per k (:mod:`flows.stages.shards`), all submitted at once so benchmarks run concurrently; the
+per k (:mod:`miscue.flows.stages.shards`), all submitted at once so benchmarks run concurrently; the
 shards are merged in the main process and published as the in-process build would. Without
 either option the build runs in this process exactly as before (no Dask).
 """
 
 from __future__ import annotations
 
-from flows import prefect_env
+from miscue.flows import prefect_env
 
 prefect_env.apply()  # before prefect is imported: no telemetry, a quiet console
 
@@ -40,12 +40,12 @@ from prefect.cache_policies import NO_CACHE  # noqa: E402
 from prefect.states import Failed  # noqa: E402
 from prefect.utilities.annotations import quote  # noqa: E402
 
-from flows.stages import benchmark as stages  # noqa: E402
-from flows.stages import shards  # noqa: E402
-from flows.stages.benchmark import BenchmarkRun  # noqa: E402
-from flows.stages.publish import publish_build  # noqa: E402
-from flows.stages.regenerate import (RegenerationPlan, check_parent_models, plan_regeneration,  # noqa: E402
-                                     publish_regeneration as publish_child, salted_gateway)
+from miscue.flows.stages import benchmark as stages  # noqa: E402
+from miscue.flows.stages import shards  # noqa: E402
+from miscue.flows.stages.benchmark import BenchmarkRun  # noqa: E402
+from miscue.flows.stages.publish import publish_build  # noqa: E402
+from miscue.flows.stages.regenerate import (RegenerationPlan, check_parent_models, plan_regeneration,  # noqa: E402
+                                            publish_regeneration as publish_child, salted_gateway)
 from miscue import corpus, reports  # noqa: E402
 from miscue.config import CompositeConfig, GenerateConfig, ModelOptions, RunConfig  # noqa: E402
 from miscue.reports import audit  # noqa: E402
@@ -106,7 +106,7 @@ def prepare(benchmark: str, fault_types: list[str]) -> shards.Prepared:
 
 @task(name="shard", task_run_name="{kind}-{benchmark}-{index}", cache_policy=NO_CACHE, persist_result=False)
 def shard(benchmark: str, kind: str, index: int, spec: bytes) -> shards.ShardResult:
-    """One shard; ``spec`` is the pickled :class:`~flows.stages.shards.ShardSpec` (one payload:
+    """One shard; ``spec`` is the pickled :class:`~miscue.flows.stages.shards.ShardSpec` (one payload:
     neither Prefect nor Dask walks its graphs looking for futures, and Dask, which reads tuples
     in arguments as tasks, cannot mistake a wrapper for one)."""
     return shards.run_shard(shards.unpack(spec))
@@ -219,8 +219,7 @@ def report(version: str, artifacts: str) -> dict[str, Any]:
                                   description=f"{s.title} (corpus {version})")
     create_markdown_artifact(key="corpus-report", markdown=reports.render_markdown(rep),
                              description=f"miscue corpus report {version}")
-    return {"version": version, "markdown": str(out["markdown"]), "html": str(out["html"]),
-            "table4": rep.section("table4").records()}
+    return reports.summary_of(out)
 
 
 def _stages(benchmarks: list[str], gen: GenerateConfig, gateway: Any,
@@ -349,7 +348,7 @@ def valid_cron(cron: str) -> bool:
 
 def serve_deployment(name: str, cron: str, parameters: dict[str, Any]) -> None:
     """Serve ``miscue-build/<name>`` on ``cron`` with ``parameters`` (the nightly deployment of
-    :mod:`flows.deployment`) until interrupted."""
+    :mod:`miscue.flows.deployment`) until interrupted."""
     from prefect import serve as prefect_serve
     from prefect.deployments.runner import EntrypointType
 

@@ -5,10 +5,12 @@ The core never imports a concrete adapter; flows (the application layer) build t
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from miscue import resources
 from miscue.errors import UnknownBenchmark
 from miscue.host import Adapter
 
@@ -25,7 +27,7 @@ class HostOptions:
 
 def _tau2(domain: str) -> Callable[[HostOptions], Adapter]:
     def make(options: HostOptions) -> Adapter:
-        from adapters.tau2 import Tau2Adapter
+        from miscue.adapters.tau2 import Tau2Adapter
 
         return Tau2Adapter(domain)
 
@@ -33,7 +35,7 @@ def _tau2(domain: str) -> Callable[[HostOptions], Adapter]:
 
 
 def _webshop(options: HostOptions) -> Adapter:
-    from adapters.webshop import WebShopAdapter
+    from miscue.adapters.webshop import WebShopAdapter
 
     return WebShopAdapter(options.webshop_data, progress=options.progress)
 
@@ -43,6 +45,16 @@ ADAPTERS: dict[str, Callable[[HostOptions], Adapter]] = {
     "tau2-airline": _tau2("airline"),
     "webshop": _webshop,
 }
+
+
+def check_installed(benchmarks: list[str], options: HostOptions | None = None) -> None:
+    """The files miscue ships that these hosts will read are installed (:class:`MissingResource`
+    naming the first that is not), checked before anything heavy starts."""
+    if "webshop" in benchmarks and (options is None or options.webshop_data is None):
+        from miscue.adapters.webshop.adapter import DATA_DIR_VARIABLE, DEFAULT_DATA_DIR
+
+        if not os.environ.get(DATA_DIR_VARIABLE):
+            resources.require(DEFAULT_DATA_DIR, "the shipped WebShop catalogue")
 
 
 def adapter_for(benchmark: str, options: HostOptions | None = None) -> Adapter:

@@ -8,7 +8,9 @@ Every error miscue raises on purpose is a :class:`MiscueError`; its ``exit_code`
   field, a configuration that cannot be used); the message names the culprit, nothing is written;
 - 3 :class:`RunStopped`: a run stopped cleanly (budget reached, a terminal provider error, a store
   miss under replay); finished work is kept and a rerun resumes;
-- 4 :class:`RunLocked`: another run holds the artifacts directory.
+- 4 :class:`RunLocked`: another run holds the artifacts directory;
+- 70 :class:`MissingResource`: a file miscue ships (a prompt card, the WebShop catalogue) is not
+  installed -- an internal error of the installation, not of the caller (``EX_SOFTWARE``).
 
 ``BadInput`` is also a ``ValueError``, so pydantic validators may raise it and callers that
 catch ``ValueError`` keep working.
@@ -61,3 +63,9 @@ class RunLocked(MiscueError):
     """Another run holds the artifacts directory's lock."""
 
     exit_code = 4
+
+
+class MissingResource(MiscueError):
+    """A file miscue ships is not installed: the installation is incomplete (nothing the caller typed)."""
+
+    exit_code = 70

@@ -24,11 +24,12 @@ import jinja2
 
 from miscue.briefs import FLAWS, ExtractionInput, WriterBrief
 from miscue.model_replies import parse_blind, parse_multi, parse_targeted, parse_writer
-from miscue import taxonomy
+from miscue import resources, taxonomy
+from miscue.errors import MissingResource
 from miscue.taxonomy import FAULT_TYPES, WHOLE_MESSAGE_TYPES
 from miscue.writer_view import sentences, shared_value, word_budget, writer_view
 
-PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+PROMPTS_DIR = resources.prompts_dir()
 FRAME = "writer.j2"
 BLIND_FORM = "extract_blind.j2"
 TARGETED_FORM = "extract_targeted.j2"
@@ -64,7 +65,14 @@ class PromptSet:
         try:
             return path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise FileNotFoundError(f"prompt template {name!r} not found under {self.root}") from None
+            raise MissingResource(f"prompt template {name!r} is missing under {self.root}: "
+                                  "the miscue installation is incomplete (reinstall miscue)") from None
+
+    def check(self) -> None:
+        """Every template a run renders is there (:class:`MissingResource` names the first that is not)."""
+        for name in (FRAME, BLIND_FORM, TARGETED_FORM, COMPOSITE_CARD, TRANSFORM_CARD, MULTI_FORM,
+                     *(card_path(t) for t in FAULT_TYPES)):
+            self.source(name)
 
     def version(self, *names: str) -> str:
         h = hashlib.sha256()
@@ -84,6 +92,7 @@ class PromptSet:
 
     # -- rendering --------------------------------------------------------------------------
     def _two_part(self, name: str, **context: Any) -> Messages:
+        self.source(name)  # a missing template is a MissingResource, not jinja2's TemplateNotFound
         template = self.env.get_template(name)
         system = template.render(part="system", **context).strip()
         user = template.render(part="user", **context).strip()

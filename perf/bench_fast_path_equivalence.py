@@ -5,7 +5,7 @@
 For each domain: the golden actions of every task and the first ``--per-node`` recipes of every
 node of the graphs (``0``: all of them; settled intents give nodes dozens of equivalent recipes:
 3,115 retail and 904 airline, ~25 minutes) are run both ways
-(:func:`adapters.tau2.exec.compare_paths`): the fast state digests must partition them exactly as
+(:func:`miscue.adapters.tau2.exec.compare_paths`): the fast state digests must partition them exactly as
 the naive hashes do, with identical per-call errors, and the database must end pristine. Prints
 the recipe count, the seconds and any disagreement; exits 1 on one. The test suite runs a sample
 of the same recipes (tests/integration/test_fast_path.py).
@@ -17,8 +17,8 @@ import argparse
 import sys
 import time
 
-from adapters.tau2 import Tau2Adapter
-from adapters.tau2.exec import compare_paths
+from miscue.adapters.tau2 import Tau2Adapter
+from miscue.adapters.tau2.exec import compare_paths
 from miscue.graphs import GraphBuilder
 
 

@@ -148,7 +148,7 @@ def main() -> None:
             import dask
             from distributed import Client, LocalCluster
 
-            from flows.prefect_flows import LOCAL_CLUSTER_CONFIG  # the settings `miscue build --workers` starts with
+            from miscue.flows.prefect_flows import LOCAL_CLUSTER_CONFIG  # the settings `miscue build --workers` starts with
 
             per = args.concurrency // args.workers
             local = dict(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None)

@@ -3,8 +3,8 @@
     .venv/bin/python perf/bench_prefect_overhead.py [--n 300] [--calls 23000]
 
 Runs in a temporary PREFECT_HOME against Prefect's ephemeral local server (or PREFECT_API_URL
-when set), from the repository root so ``prefect.toml`` applies (task-run recorder batches of
-200). Measures, for the same trivial function:
+when set), with miscue's Prefect settings (``miscue.flows.prefect_env``: task-run recorder batches
+of 200). Measures, for the same trivial function:
 
 - a plain Python call;
 - one Prefect task run per call inside a flow (sequential), timed inside the flow;
@@ -23,9 +23,6 @@ import statistics
 import sys
 import tempfile
 import time
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def main() -> None:
@@ -37,11 +34,9 @@ def main() -> None:
 
     home = tempfile.mkdtemp(prefix="miscue-prefect-bench-")
     os.environ.setdefault("PREFECT_HOME", home)
-    sys.path.insert(0, str(ROOT))
-    from flows import prefect_env
+    from miscue.flows import prefect_env
 
     prefect_env.apply()
-    os.chdir(ROOT)  # prefect.toml
 
     from prefect import flow, task
     from prefect.cache_policies import NO_CACHE

@@ -15,8 +15,8 @@ import argparse
 import statistics
 import time
 
-from adapters.tau2 import Tau2Adapter
-from adapters.tau2.exec import FastExecutor, NaiveExecutor, environment_module, replay
+from miscue.adapters.tau2 import Tau2Adapter
+from miscue.adapters.tau2.exec import FastExecutor, NaiveExecutor, environment_module, replay
 from miscue.graphs import GraphBuilder
 
 

@@ -19,9 +19,9 @@ import statistics
 import time
 from pathlib import Path
 
-from adapters.webshop import WebShopAdapter
-from adapters.webshop.oracle import ClusterOracle, all_purchases
-from adapters.webshop.reward import reward
+from miscue.adapters.webshop import WebShopAdapter
+from miscue.adapters.webshop.oracle import ClusterOracle, all_purchases
+from miscue.adapters.webshop.reward import reward
 from miscue.graphs import GraphBuilder
 
 

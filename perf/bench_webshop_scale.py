@@ -82,7 +82,7 @@ def graphs_of(adapter, seeds) -> tuple[float, float, int, int]:
 
     The purchases are those the cluster oracles return for the graphs' intents (each node's
     answer, before the reward's re-check): the output the graphs' ground truth is made of."""
-    from adapters.webshop.oracle import ClusterOracle
+    from miscue.adapters.webshop.oracle import ClusterOracle
     from miscue.graphs import GraphBuilder
 
     enumerated = 0
@@ -107,7 +107,7 @@ def graphs_of(adapter, seeds) -> tuple[float, float, int, int]:
 
 def measure(data: Path, goals: int) -> dict:
     """One size, in this (fresh) process."""
-    from adapters.webshop import WebShopAdapter, split_of
+    from miscue.adapters.webshop import WebShopAdapter, split_of
     from miscue.host import Seed
 
     out: dict = {"file_mb": sum(p.stat().st_size for p in data.glob("items_*.json")) / 1e6, "rss_start_mb": rss_mb(),

@@ -19,7 +19,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from flows.stages import dryrun
+from miscue.flows.stages import dryrun
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "dryrun"
 
 
 def render_writer(data: Path) -> None:
@@ -65,7 +67,7 @@ def run(data: Path, write_baseline: bool = False) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("step", choices=["render-writer", "render-extract", "run", "baseline"])
-    parser.add_argument("--data", type=Path, default=dryrun.DATA)
+    parser.add_argument("--data", type=Path, default=DATA)
     args = parser.parse_args()
     if args.step == "render-writer":
         render_writer(args.data)

@@ -13,8 +13,8 @@
 import json
 import sys
 
-from flows.registry import adapter_for
-from flows.stages.verify import task_intent
+from miscue.flows.registry import adapter_for
+from miscue.flows.stages.verify import task_intent
 from miscue.planning import Planner
 
 

@@ -823,7 +823,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.path.insert(0, str(ROOT))
         from collections import Counter
 
-        from adapters.webshop import WebShopAdapter
+        from miscue.adapters.webshop import WebShopAdapter
 
         adapter = WebShopAdapter(args.out)
         checks = [adapter.validate(s) for s in adapter.load_seeds()]

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from adapters.tau2 import Tau2Adapter
+from miscue.adapters.tau2 import Tau2Adapter
 from miscue.graphs import GraphBuild, GraphBuilder
 
 

@@ -17,8 +17,8 @@ from miscue.briefs import TargetedExtraction, WriterBrief
 from miscue.host import Adapter, NotExecutable
 from miscue.schema import GroundTruth, Intent, Verdict
 from miscue.taxonomy import ExtractionClass, fault_type
-from verifiers.agreement import overlap
-from verifiers.reading import TextReading, read
+from miscue.verifiers.agreement import overlap
+from miscue.verifiers.reading import TextReading, read
 
 
 @dataclass

@@ -12,7 +12,7 @@ from miscue.briefs import BlindExtraction, TargetedExtraction, WriterBrief
 from miscue.host import Adapter
 from miscue.schema import Intent, Verdict
 from miscue.taxonomy import ExtractionClass, Target, fault_type
-from verifiers.text import norm
+from miscue.verifiers.text import norm
 
 MIN_NOISE_WORDS = 25
 

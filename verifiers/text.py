@@ -18,7 +18,7 @@ from miscue.host import Adapter
 from miscue.schema import GroundTruth, Intent, Verdict
 from miscue.taxonomy import ExtractionClass, fault_type
 from miscue.writer_view import word_budget
-from verifiers.reading import TextReading, conveyed, read
+from miscue.verifiers.reading import TextReading, conveyed, read
 
 SNAKE_ASSIGN = re.compile(r"\b[a-z]+_[a-z_]+\s*[=:]\s*\S")
 META = re.compile(

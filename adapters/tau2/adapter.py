@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from adapters.tau2 import policy, settling, words
-from adapters.tau2.airline import AIRLINE_KINDS, ChangeFlights, find_reservation
-from adapters.tau2.exec import FastExecutor, Outcome, ToolCall, environment_module, tau2_module
-from adapters.tau2.kinds import DB, LiftError, Tau2Recipe, WriteKind, cartesian
-from adapters.tau2.retail import RETAIL_KINDS, find_order
-from adapters.tau2.variants import PRICE
-from adapters.tau2.speech import Tau2Speech
+from miscue.adapters.tau2 import policy, settling, words
+from miscue.adapters.tau2.airline import AIRLINE_KINDS, ChangeFlights, find_reservation
+from miscue.adapters.tau2.exec import FastExecutor, Outcome, ToolCall, environment_module, tau2_module
+from miscue.adapters.tau2.kinds import DB, LiftError, Tau2Recipe, WriteKind, cartesian
+from miscue.adapters.tau2.retail import RETAIL_KINDS, find_order
+from miscue.adapters.tau2.variants import PRICE
+from miscue.adapters.tau2.speech import Tau2Speech
 from miscue.canonical import canonical_json
 from miscue.errors import BadInput
 from miscue.host import Adapter, FaultSupport, HostDataError, NotExecutable, Seed, SeedCheck

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from adapters.tau2.kinds import DB, LiftError, WriteKind, cartesian, others, pick
+from miscue.adapters.tau2.kinds import DB, LiftError, WriteKind, cartesian, others, pick
 from miscue.host import NotExecutable
 
 CABINS = ("basic_economy", "economy", "business")

@@ -1,5 +1,5 @@
 """The value domains of a tau2 intent (DESIGN 6a): for each requirement, its true value, the legal
-alternatives the write kinds enumerate and the ways customers say each (:mod:`adapters.tau2.forms`);
+alternatives the write kinds enumerate and the ways customers say each (:mod:`miscue.adapters.tau2.forms`);
 list values (items, flights, passengers) said part by part; the operations and extra details a
 customer may mention. Forms a reader recognises but a writer is not offered (an order named by
 what it holds, the flights of a reservation no requirement names) are kept apart.
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.tau2.airline import price_rank
-from adapters.tau2.forms import (BAG_NOUNS, BOUND_FORMS, HEARD_SYNONYMS, OPERATION_FORMS, address_forms, all_paid_forms,
+from miscue.adapters.tau2.airline import price_rank
+from miscue.adapters.tau2.forms import (BAG_NOUNS, BOUND_FORMS, HEARD_SYNONYMS, OPERATION_FORMS, address_forms, all_paid_forms,
                                   count_forms, date_forms, fare_forms, option_forms, option_names, order_content_forms,
                                   order_forms, payment_forms, payment_heard, product_forms, reservation_forms, scalar_forms)
-from adapters.tau2.variants import PRICE
+from miscue.adapters.tau2.variants import PRICE
 from miscue.canonical import canonical_json
 from miscue.language import Detail, Domains, LegalValue, Member, SlotDomain
 from miscue.schema import Intent

@@ -5,7 +5,7 @@ with their units spelled out ("8GB" = "8 gigabytes"), none/yes/no options as neg
 backlight", "not waterproof"), letter sizes as words, cards by brand and last digits, orders and
 reservations with or without their prefix, dates in common formats, the host's own ids (tau2's
 simulated users and LLM writers quote them); orders also by what they hold ("the laptop order").
-Which slot takes which values, and which forms a writer is offered, is :mod:`adapters.tau2.domains`.
+Which slot takes which values, and which forms a writer is offered, is :mod:`miscue.adapters.tau2.domains`.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ VALUE_SYNONYMS = {
     ("design", "graphic"): ("printed", "printed design"),
     ("skin tone", "dark"): ("deep", "deep tan", "deep-tan", "tan"), ("skin tone", "medium"): ("tan", "deep tan", "olive"),
     ("battery type", "AA batteries"): ("aa", "battery powered", "aa battery"),
-    # the price order of a new item (adapters.tau2.variants): "the cheapest one"
+    # the price order of a new item (miscue.adapters.tau2.variants): "the cheapest one"
     ("price", "lowest"): ("the cheapest", "cheapest", "least expensive", "lowest price", "lowest priced", "most affordable",
                           "cheapest one", "cheapest version", "cheapest option"),
     ("price", "highest"): ("the most expensive", "most expensive", "priciest", "highest price", "highest priced",
@@ -189,7 +189,7 @@ CHEAPEST = ("cheapest", "cheapest one", "cheapest option", "cheapest flight", "c
 
 
 def fare_forms(rank: tuple[int, bool] | None) -> tuple[str, ...]:
-    """How a customer names flights by their fare (``rank``: :func:`adapters.tau2.airline.price_rank`):
+    """How a customer names flights by their fare (``rank``: :func:`miscue.adapters.tau2.airline.price_rank`):
     "the cheapest one", "the second cheapest", "the cheapest nonstop" -- heard, never offered."""
     if rank is None:
         return ()

@@ -4,7 +4,7 @@ compiled back to every concrete tool call that satisfies them.
 A :class:`WriteKind` turns a golden write's arguments into the field values a user would state
 (``lift``) and enumerates every argument set satisfying the fields given (``choices``), over
 :class:`DB`, read-only lookups of the pristine db.json. The retail kinds live in
-:mod:`adapters.tau2.retail`, the airline kinds in :mod:`adapters.tau2.airline`.
+:mod:`miscue.adapters.tau2.retail`, the airline kinds in :mod:`miscue.adapters.tau2.airline`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from adapters.tau2.exec import ToolCall
+from miscue.adapters.tau2.exec import ToolCall
 from miscue.canonical import canonical_json
 from miscue.host import NotExecutable
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import itertools
 from typing import Any, Iterable
 
-from adapters.tau2.kinds import DB, Choice, LiftError, WriteKind, cartesian, others, pick
-from adapters.tau2.variants import BOUND_OPS, PRICE, PRICE_ORDERS, ItemSpec, item_specs, parse_field, select
+from miscue.adapters.tau2.kinds import DB, Choice, LiftError, WriteKind, cartesian, others, pick
+from miscue.adapters.tau2.variants import BOUND_OPS, PRICE, PRICE_ORDERS, ItemSpec, item_specs, parse_field, select
 from miscue.host import NotExecutable
 
 CANCEL_REASONS = ("no longer needed", "ordered by mistake")

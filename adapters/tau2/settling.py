@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.tau2.kinds import DB, WriteKind
-from adapters.tau2.retail import ItemsKind, describe_line, order_of, resolve_items, variants_of
-from adapters.tau2.variants import BOUND_OPS, PRICE, comparable, parse_field, select
-from adapters.tau2.forms import option_forms
+from miscue.adapters.tau2.kinds import DB, WriteKind
+from miscue.adapters.tau2.retail import ItemsKind, describe_line, order_of, resolve_items, variants_of
+from miscue.adapters.tau2.variants import BOUND_OPS, PRICE, comparable, parse_field, select
+from miscue.adapters.tau2.forms import option_forms
 from miscue.canonical import canonical_json
 from miscue.language import norm
 from miscue.schema import Condition, Intent

@@ -3,19 +3,19 @@ the request, each requirement's name and spoken value, the extras a customer vol
 the sibling writes a customer may wrongly ask for.
 
 The vocabulary itself (request phrases, field names, spoken payments, addresses, flights) is
-in :mod:`adapters.tau2.words`; this mixin puts it together per intent over the database.
+in :mod:`miscue.adapters.tau2.words`; this mixin puts it together per intent over the database.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from adapters.tau2 import words
-from adapters.tau2.domains import tau2_domains
-from adapters.tau2.airline import find_reservation
-from adapters.tau2.kinds import DB
-from adapters.tau2.retail import describe_line, find_order, known_addresses, resolve_items, words_address
-from adapters.tau2.variants import PRICE
+from miscue.adapters.tau2 import words
+from miscue.adapters.tau2.domains import tau2_domains
+from miscue.adapters.tau2.airline import find_reservation
+from miscue.adapters.tau2.kinds import DB
+from miscue.adapters.tau2.retail import describe_line, find_order, known_addresses, resolve_items, words_address
+from miscue.adapters.tau2.variants import PRICE
 from miscue.briefs import Act, Identity, Role
 from miscue.host import Extra, Mismatch
 from miscue.language import Domains
@@ -45,7 +45,7 @@ def _held_to(option: str, value: Any) -> str:
 
 
 class Tau2Speech:
-    """The domain's words of :class:`adapters.tau2.adapter.Tau2Adapter` (a mixin)."""
+    """The domain's words of :class:`miscue.adapters.tau2.adapter.Tau2Adapter` (a mixin)."""
 
     db: DB
     domain_name: str
@@ -204,7 +204,7 @@ class Tau2Speech:
 
     def value_domains(self, intent: Intent) -> Domains:
         """Every requirement's legal values with the ways customers say them (DESIGN 6a;
-        :mod:`adapters.tau2.domains`)."""
+        :mod:`miscue.adapters.tau2.domains`)."""
         return tau2_domains(self, intent)
 
     def extras(self, intent: Intent) -> list[Extra]:

@@ -1,16 +1,16 @@
 """WebShop (princeton-nlp/WebShop) on its own three data files, with its reward as the oracle.
 
-The files are read by :mod:`adapters.webshop.catalogue` (default directory: the one named by
+The files are read by :mod:`miscue.adapters.webshop.catalogue` (default directory: the one named by
 ``MISCUE_WEBSHOP_DATA``, else the catalogue this repository ships in ``data/webshop/``; WebShop's
 full set, items_shuffle.json and items_ins_v2.json, is read the same way); goals, splits and
-price ceilings are :mod:`adapters.webshop.goals`; a goal is written as an intent as
-:mod:`adapters.webshop.intents` describes. Intents live in a per-cluster scope of the catalogue's environment
+price ceilings are :mod:`miscue.adapters.webshop.goals`; a goal is written as an intent as
+:mod:`miscue.adapters.webshop.intents` describes. Intents live in a per-cluster scope of the catalogue's environment
 (``<env_id>/<cluster hash>``): candidate scans, retrieval and pivots stay inside the product's
 cluster, as in the reference release.
 
 The ground truth of an intent is every purchase (a product of the cluster and one chosen value
-for each of its options) that WebShop's reward (:mod:`adapters.webshop.reward`) scores 1.0, found
-by :mod:`adapters.webshop.oracle`.
+for each of its options) that WebShop's reward (:mod:`miscue.adapters.webshop.reward`) scores 1.0, found
+by :mod:`miscue.adapters.webshop.oracle`.
 """
 
 from __future__ import annotations
@@ -21,23 +21,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from adapters.webshop.catalogue import Catalogue, Progress
-from adapters.webshop.goals import SPLITS, Goal, split_of
-from adapters.webshop.index import ClusterIndex
-from adapters.webshop.intents import ATTR, OPTION, PRICE, UNSUPPORTED_OPERATIONS, option_name, target_ref
-from adapters.webshop.matching import distinguishable, fuzz_process, option_values_match
-from adapters.webshop.nouns import NounTagger, load_noun_tagger
-from adapters.webshop.oracle import ClusterOracle, Purchase, TooManyPurchases
-from adapters.webshop.reward import (DUMMY_ATTR, PRICE_RANGE, PRICE_UNBOUNDED, GoalSpec, Product, Reward, reward,
-                                     rewards_of_choices)
-from adapters.webshop.speech import WebShopSpeech
+from miscue.adapters.webshop.catalogue import Catalogue, Progress
+from miscue.adapters.webshop.goals import SPLITS, Goal, split_of
+from miscue.adapters.webshop.index import ClusterIndex
+from miscue.adapters.webshop.intents import ATTR, OPTION, PRICE, UNSUPPORTED_OPERATIONS, option_name, target_ref
+from miscue.adapters.webshop.matching import distinguishable, fuzz_process, option_values_match
+from miscue.adapters.webshop.nouns import NounTagger, load_noun_tagger
+from miscue.adapters.webshop.oracle import ClusterOracle, Purchase, TooManyPurchases
+from miscue.adapters.webshop.reward import (DUMMY_ATTR, PRICE_RANGE, PRICE_UNBOUNDED, GoalSpec, Product, Reward, reward,
+                                            rewards_of_choices)
+from miscue.adapters.webshop.speech import WebShopSpeech
+from miscue import resources
 from miscue.canonical import content_hash
 from miscue.errors import ConfigError
 from miscue.host import Adapter, FaultSupport, NotExecutable, Seed, SeedCheck
 from miscue.schema import Condition, GroundTruth, Intent
 from miscue.taxonomy import FAULT_TYPES
 
-DEFAULT_DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "webshop"
+#: the catalogue miscue ships (package data)
+DEFAULT_DATA_DIR = resources.data_dir("webshop")
 #: names the WebShop data directory when the adapter is built without one (e.g. by the registry)
 DATA_DIR_VARIABLE = "MISCUE_WEBSHOP_DATA"
 MAX_PURCHASES = 200_000
@@ -74,7 +76,7 @@ class WebShopAdapter(WebShopSpeech, Adapter[Purchase]):
         progress: Progress | None = None,
     ) -> None:
         if data_dir is None:
-            data_dir = os.environ.get(DATA_DIR_VARIABLE) or DEFAULT_DATA_DIR
+            data_dir = os.environ.get(DATA_DIR_VARIABLE) or resources.require(DEFAULT_DATA_DIR, "the shipped WebShop catalogue")
         self.data_dir = Path(data_dir)
         # product_cache: at most this many full products stay parsed (the most recently used);
         # progress: told (bytes read, bytes to read) while the files are streamed

@@ -9,8 +9,8 @@ Files, in WebShop's layouts (``web_agent_site/utils.py``), read from one directo
 
 Large catalogues: the products and attributes files are streamed once (never loaded whole)
 and every record is checked on the way -- for a large catalogue by a child process on another
-core while this one indexes (:mod:`adapters.webshop.parsing`). What the goal scans read is
-indexed per cluster in memory (:class:`~adapters.webshop.index.ClusterIndex`: a few hundred
+core while this one indexes (:mod:`miscue.adapters.webshop.parsing`). What the goal scans read is
+indexed per cluster in memory (:class:`~miscue.adapters.webshop.index.ClusterIndex`: a few hundred
 bytes a product). The rest goes to an anonymous temporary file: the products' lower-cased
 texts, in runs per cluster, and each checked record with its attributes in a compact form
 (``marshal``), so a full product is rebuilt without JSON or checks, only when a scan needs it
@@ -35,11 +35,11 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Callable
 
-from adapters.webshop.goals import GOAL_SHUFFLE_SEED, Goal, price_ceiling
-from adapters.webshop.index import ClusterIndex
-from adapters.webshop.parsing import ATTRIBUTES, PRODUCT, parsed
-from adapters.webshop.records import RawProduct, check_human
-from adapters.webshop.reward import DUMMY_ATTR, Product
+from miscue.adapters.webshop.goals import GOAL_SHUFFLE_SEED, Goal, price_ceiling
+from miscue.adapters.webshop.index import ClusterIndex
+from miscue.adapters.webshop.parsing import ATTRIBUTES, PRODUCT, parsed
+from miscue.adapters.webshop.records import RawProduct, check_human
+from miscue.adapters.webshop.reward import DUMMY_ATTR, Product
 from miscue.host import HostDataError, NotExecutable
 
 SPILL_RUN = 1 << 20  # a cluster's texts go to the spill file in runs of about this many bytes
@@ -115,7 +115,7 @@ class Catalogue:
     ``product_cache`` full products and ``text_cache`` bytes of cluster texts stay in memory,
     the most recently used first; ``progress`` is told how far the streaming has come.
     ``parse_in_child``: decode and check the records in a child process, overlapped with the
-    indexing here (default: for a large products file, see :mod:`adapters.webshop.parsing`).
+    indexing here (default: for a large products file, see :mod:`miscue.adapters.webshop.parsing`).
     """
 
     @_without_cycle_collection

@@ -4,7 +4,7 @@ From host data: every requirement of an intent with its legal values (the truth 
 option values the cluster offers, the reward-distinguishable ones first; price ceilings around the
 truth), the words that name it ("size", "colour", "budget") and the cluster's product words that
 anchor it. Forms are built from the values themselves and the vocabulary of
-:mod:`adapters.webshop.vocab`: attribute texts with their variants ("x-free" = "no x", plurals,
+:mod:`miscue.adapters.webshop.vocab`: attribute texts with their variants ("x-free" = "no x", plurals,
 "high waisted"), letter sizes as words, units spelled out, packs and counts ("pack of 6", "6 pack"),
 jeans sizes ("34x32"), colour families, price ceilings said the ways shoppers say them.
 
@@ -21,9 +21,9 @@ import re
 from collections import Counter
 from typing import Any, Iterable
 
-from adapters.webshop import vocab
-from adapters.webshop.index import ClusterIndex
-from adapters.webshop.intents import ATTR, OPTION, PRICE, option_name
+from miscue.adapters.webshop import vocab
+from miscue.adapters.webshop.index import ClusterIndex
+from miscue.adapters.webshop.intents import ATTR, OPTION, PRICE, option_name
 from miscue.canonical import canonical_json
 from miscue.language import Detail, Domains, LegalValue, SlotDomain, close, words
 from miscue.schema import Intent

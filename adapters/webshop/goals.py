@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.webshop.records import RawProduct
-from adapters.webshop.reward import PRICE_RANGE
+from miscue.adapters.webshop.records import RawProduct
+from miscue.adapters.webshop.reward import PRICE_RANGE
 from miscue.errors import BadInput
 
 GOAL_SHUFFLE_SEED = 233

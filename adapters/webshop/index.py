@@ -3,7 +3,7 @@
 A goal's predicates are evaluated against a whole cluster (all products sharing its scrape
 query: tens of thousands in WebShop's full catalogue). The index holds what those scans read,
 compactly, so that every cluster of a 1.18M-product catalogue can stay indexed at once and a
-full :class:`~adapters.webshop.reward.Product` is only built for the products that pass it:
+full :class:`~miscue.adapters.webshop.reward.Product` is only built for the products that pass it:
 
 * per product: its asin and its (pinned) price;
 * the processed product attributes, each with the products holding it (the fuzzy rule compares
@@ -15,9 +15,9 @@ full :class:`~adapters.webshop.reward.Product` is only built for the products th
   speed; a source may keep it elsewhere (the catalogue spills it to a temporary file).
 
 Everything depends on the cluster's products only, never on a goal, so one index serves every
-goal of the cluster and every fresh oracle (:mod:`adapters.webshop.oracle` keeps the per-goal
+goal of the cluster and every fresh oracle (:mod:`miscue.adapters.webshop.oracle` keeps the per-goal
 memo). The same ``add_product`` / ``add_attributes`` calls build it from WebShop's files
-(:mod:`adapters.webshop.catalogue`) or from products in memory (:meth:`ClusterIndex.of`).
+(:mod:`miscue.adapters.webshop.catalogue`) or from products in memory (:meth:`ClusterIndex.of`).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from array import array
 from bisect import bisect_right
 from typing import Callable, Iterator, Mapping, Sequence
 
-from adapters.webshop.matching import fuzz_process, normalize_color
-from adapters.webshop.reward import DUMMY_ATTR, Product, lowered_texts
+from miscue.adapters.webshop.matching import fuzz_process, normalize_color
+from miscue.adapters.webshop.reward import DUMMY_ATTR, Product, lowered_texts
 
 SEPARATOR = b"\x00"  # between the fields of a product's text and between products
 

@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 from typing import Protocol
 
-from adapters.webshop.matching import COLOR_SET
+from miscue.adapters.webshop.matching import COLOR_SET
 from miscue.errors import ConfigError
 
 

@@ -13,10 +13,10 @@ from typing import Iterable, NamedTuple, Sequence
 
 from rapidfuzz import fuzz, process
 
-from adapters.webshop.index import ClusterIndex
-from adapters.webshop.matching import SCORE_CUTOFF, fuzz_process, normalize_color
-from adapters.webshop.nouns import NounTagger
-from adapters.webshop.reward import GoalSpec, Product, Reward, reward, type_reward
+from miscue.adapters.webshop.index import ClusterIndex
+from miscue.adapters.webshop.matching import SCORE_CUTOFF, fuzz_process, normalize_color
+from miscue.adapters.webshop.nouns import NounTagger
+from miscue.adapters.webshop.reward import GoalSpec, Product, Reward, reward, type_reward
 
 
 def purchase_key(asin: str, options: Iterable[tuple[str, str]]) -> str:
@@ -64,7 +64,7 @@ class ClusterOracle:
     """Scores a goal against every product of one cluster (the products sharing its query).
 
     The predicates of the reward are evaluated over the cluster's
-    :class:`~adapters.webshop.index.ClusterIndex` and memoised per oracle: a goal attribute
+    :class:`~miscue.adapters.webshop.index.ClusterIndex` and memoised per oracle: a goal attribute
     against the distinct processed product attributes (rapidfuzz's C batch scorer, with the
     85.5 cutoff that equals thefuzz's rounded ``> 85``) plus the substring rule over the texts;
     a goal option against every option value; the type factor per (goal name, product). A

@@ -31,9 +31,9 @@ import sys
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterator
 
-from adapters.webshop.index import text_of
-from adapters.webshop.records import check_attributes, check_product, pinned_price
-from adapters.webshop.stream import Malformed, iter_array, iter_object
+from miscue.adapters.webshop.index import text_of
+from miscue.adapters.webshop.records import check_attributes, check_product, pinned_price
+from miscue.adapters.webshop.stream import Malformed, iter_array, iter_object
 from miscue.host import HostDataError
 
 PRODUCT, ATTRIBUTES, DIGEST = 0, 1, 2
@@ -118,8 +118,8 @@ def parsed(products: Path, attributes: Path, chunk: int, seen: Callable[[int], N
     if not in_child:
         yield from parse(products, attributes, chunk, seen)
         return
-    root = str(Path(__file__).resolve().parents[2])  # the directory holding the adapters package
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    # the child imports this module as the parent did: same interpreter, same import path
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, sys.path))}
     child = subprocess.Popen([sys.executable, "-c", _CHILD, str(products), str(attributes), str(chunk)],
                              stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, bufsize=1 << 20)
     assert child.stdout is not None
@@ -177,4 +177,4 @@ def main() -> None:
     _child(Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]), sys.stdout.buffer)
 
 
-_CHILD = "from adapters.webshop.parsing import main; main()"
+_CHILD = "from miscue.adapters.webshop.parsing import main; main()"

@@ -17,8 +17,8 @@ its parts) and ``engine/normalize.py`` (``COLOR_SET``, ``normalize_color``) on `
   0.1 when title_score < 0.1 and to 0.0 when it is 0. title_score = |set(nouns(purchased name))
   & set(nouns(goal name))| / len(nouns(goal name)) (0.2 when the goal name has no nouns).
 
-The predicates' fuzzy matching is :mod:`adapters.webshop.matching`, the nouns of the type
-factor :mod:`adapters.webshop.nouns`; :mod:`adapters.webshop.oracle` scores a goal against a
+The predicates' fuzzy matching is :mod:`miscue.adapters.webshop.matching`, the nouns of the type
+factor :mod:`miscue.adapters.webshop.nouns`; :mod:`miscue.adapters.webshop.oracle` scores a goal against a
 whole cluster at once.
 """
 
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Mapping, Sequence
 
-from adapters.webshop.matching import fuzzy_match, normalize_color
-from adapters.webshop.nouns import NounTagger
+from miscue.adapters.webshop.matching import fuzzy_match, normalize_color
+from miscue.adapters.webshop.nouns import NounTagger
 
 #: goal.py PRICE_RANGE: the 10-dollar ladder price ceilings are drawn from.
 PRICE_RANGE: tuple[int, ...] = tuple(10 * i for i in range(1, 100))

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Sequence
 
-from adapters.webshop.catalogue import Catalogue
-from adapters.webshop.forms import webshop_domains
-from adapters.webshop.intents import ATTR, OPTION, PRICE, UNSUPPORTED_OPERATIONS, option_name
-from adapters.webshop.matching import fuzz_process
+from miscue.adapters.webshop.catalogue import Catalogue
+from miscue.adapters.webshop.forms import webshop_domains
+from miscue.adapters.webshop.intents import ATTR, OPTION, PRICE, UNSUPPORTED_OPERATIONS, option_name
+from miscue.adapters.webshop.matching import fuzz_process
 from miscue.briefs import Act, Role
 from miscue.host import Extra, Mismatch, NotExecutable
 from miscue.language import Domains
@@ -41,7 +41,7 @@ def _single(cluster: str) -> str:
 
 
 class WebShopSpeech:
-    """The domain's words of :class:`adapters.webshop.adapter.WebShopAdapter` (a mixin).
+    """The domain's words of :class:`miscue.adapters.webshop.adapter.WebShopAdapter` (a mixin).
 
     Besides the two attributes below it uses the adapter's ``ground_truth`` and
     ``_answer_properties`` (the answer's purchases as flat properties).
@@ -88,7 +88,7 @@ class WebShopSpeech:
     def value_domains(self, intent: Intent) -> Domains:
         """Every requirement's legal values with the ways shoppers say them, the store capabilities
         a shopper may wrongly ask for and the extra details they may add (DESIGN 6a;
-        :mod:`adapters.webshop.forms`)."""
+        :mod:`miscue.adapters.webshop.forms`)."""
         return webshop_domains(self, intent)
 
     def _phrase(self, slot: str, value: str) -> str:

@@ -1,4 +1,4 @@
-"""The words shoppers use for WebShop's values: the vocabulary behind :mod:`adapters.webshop.forms`.
+"""The words shoppers use for WebShop's values: the vocabulary behind :mod:`miscue.adapters.webshop.forms`.
 
 Everything here is general English of shopping, written against the catalogue's own value and
 attribute vocabulary (sizes, units, packs, colour families, "x-free" features, store operations).

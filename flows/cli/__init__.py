@@ -1,10 +1,11 @@
 """The ``miscue`` command line: one module per group of commands, all sharing
-:mod:`flows.cli.app` (the app, the common options, the exit-code mapping) and never each other."""
+:mod:`miscue.flows.cli.app` (the app, the common options, the exit-code mapping) and
+:mod:`miscue.flows.cli.progress` (bars, or lines and a heartbeat in a log), and never each other."""
 
 import signal
 
-from flows.cli import audit, check_config, corpus, estimate, export, generate, graphs, serve, verify  # noqa: F401  (registers the commands)
-from flows.cli.app import app
+from miscue.flows.cli import audit, check_config, corpus, estimate, export, generate, graphs, serve, verify  # noqa: F401  (registers the commands)
+from miscue.flows.cli.app import app
 
 __all__ = ["app", "main"]
 

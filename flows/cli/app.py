@@ -4,7 +4,8 @@ one mapping from errors to exit codes (DESIGN section 10; :mod:`miscue.errors`).
 Exit codes: 0 done, 1 a corpus error (or a check that found mismatches), 2 bad input (the
 message names the file, line or field; nothing is written), 3 a run stopped cleanly (budget
 reached, terminal provider error, store miss under replay: finished exchanges are kept, a rerun
-resumes), 4 another run holds the artifacts directory.
+resumes), 4 another run holds the artifacts directory, 70 the installation is incomplete (a file
+miscue ships is missing; one line names it).
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ from typing import Any, NoReturn
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from miscue.config import ModelOptions, model_options
 from miscue.errors import MiscueError, RunStopped
 from miscue.model_check import check_llm_config
+from miscue.writing import PromptSet
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Verified corpora of miscommunicated requests.")
 err = Console(stderr=True)
@@ -31,6 +32,7 @@ out = Console()
 DEFAULT_ARTIFACTS = Path("artifacts")
 ARTIFACTS = typer.Option(DEFAULT_ARTIFACTS, "--artifacts", help="the artifacts directory")
 AS_JSON = typer.Option(False, "--json", help="print one JSON object instead of tables")
+QUIET = typer.Option(False, "--quiet", "-q", help="no progress (bars on a terminal, else a line per stage and a heartbeat)")
 
 # The model options every model-calling command takes (see miscue.config.ModelOptions).
 LLM_CONFIG = typer.Option(None, "--llm-config", help="JSON model configuration (LLMConfig); default: the embedded offline models")
@@ -71,33 +73,14 @@ def models_or_fail(llm_config: Path | None, max_cost: float | None = None, price
                    replay_only: bool = False) -> ModelOptions:
     """The command's :class:`~miscue.config.ModelOptions`, checked now by resolving them and by
     ``miscue check-config``'s check (:mod:`miscue.model_check`: providers resolve, prices known):
-    a bad configuration exits 2 naming the field before anything runs."""
+    a bad configuration exits 2 naming the field before anything runs; a prompt card missing from
+    the installation exits 70 (:class:`~miscue.errors.MissingResource`) before anything runs."""
     with exit_codes():
+        PromptSet().check()
         options = model_options(llm_config, max_cost=max_cost, price=price, replay_only=replay_only)
         source = f"model configuration {llm_config}" if llm_config else "the offline models"
         check_llm_config(options.resolve()).raise_problems(source)
     return options
-
-
-@contextlib.contextmanager
-def progress(enabled: bool) -> Iterator[None]:
-    """Progress bars (stderr) for every stage label the stages report."""
-    from flows.stages.benchmark import set_progress
-
-    with Progress(TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, disable=not enabled, transient=False) as bar:
-        tasks: dict[str, Any] = {}
-
-        def sink(label: str, done: int, total: int | None) -> None:
-            if label not in tasks:
-                tasks[label] = bar.add_task(label, total=total)
-            bar.update(tasks[label], completed=done, total=total)
-
-        set_progress(sink)
-        try:
-            yield
-        finally:
-            set_progress(None)
 
 
 def print_json(obj: Any) -> None:

@@ -1,5 +1,8 @@
 """``miscue audit``: DuckDB over every published version (canned reports, any SQL, a shell).
 
+It reads Parquet and answers without starting Prefect; ``--flow`` records the query as a flow run
+(and its result as a table artifact) on the Prefect server in use.
+
 Read-only (:mod:`miscue.reports.readonly`): ``--sql`` and every shell statement must only read;
 a refused ``--sql`` exits 2 before any flow starts; the shell reports a refused statement and goes
 on, and exits 2 at the end if anything was refused (else 1 if a statement failed, else 0).
@@ -15,7 +18,7 @@ import duckdb
 import typer
 from rich.table import Table
 
-from flows.cli.app import ARTIFACTS, AS_JSON, app, artifacts_arg, err, exit_codes, fail, fmt, out, print_json
+from miscue.flows.cli.app import ARTIFACTS, AS_JSON, app, artifacts_arg, err, exit_codes, fail, fmt, out, print_json
 from miscue.reports import audit as audit_mod
 
 
@@ -27,7 +30,8 @@ def audit(
                                       "over the views samples, attempts, cells, llm_calls, graphs, nodes, edges, graph_ledger"),
     shell: bool = typer.Option(False, "--shell", help="a read-only SQL shell over the views (exit 2 if a statement was refused)"),
     version: Optional[list[str]] = typer.Option(None, "--version", "-v", help="only these versions (repeatable; default: all)"),
-    no_flow: bool = typer.Option(False, "--no-flow", help="query directly, without a Prefect flow run"),
+    flow: bool = typer.Option(False, "--flow/--no-flow",
+                              help="record the query as a Prefect flow run (starts Prefect; default: query directly)"),
     as_json: bool = AS_JSON,
     artifacts: Path = ARTIFACTS,
 ) -> None:
@@ -45,10 +49,10 @@ def audit(
     con.close()
     with exit_codes():  # a statement DuckDB refuses (a file outside the corpora) is bad input too
         try:
-            if no_flow:
+            if not flow:
                 columns, rows = audit_mod.run(artifacts, report_name, groups, sql, version)
             else:
-                from flows.prefect_flows import audit_flow, run_flow
+                from miscue.flows.prefect_flows import audit_flow, run_flow
 
                 res = run_flow(audit_flow, err.print, report_name=report_name or "rejections", by=groups, sql=sql,
                                versions=version, artifacts=artifacts_arg(artifacts))

@@ -11,7 +11,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from flows.cli.app import AS_JSON, PRICE, app, err, exit_codes, fail, out, print_json
+from miscue.flows.cli.app import AS_JSON, PRICE, app, err, exit_codes, fail, out, print_json
 from miscue.config import model_options
 from miscue.model_check import check_llm_config
 

@@ -1,6 +1,6 @@
 """The corpus commands: ``build``, ``regenerate``, ``report`` and ``verify-corpus``.
 
-Each of build, regenerate and report runs its Prefect flow (:mod:`flows.prefect_flows`) in this
+Each of build, regenerate and report runs its Prefect flow (:mod:`miscue.flows.prefect_flows`) in this
 process: against ``PREFECT_API_URL`` when set, else Prefect's ephemeral local server (which costs
 a few seconds to start). Prefect is imported only when a flow runs, so other ``miscue`` commands
 never pay for it.
@@ -15,11 +15,12 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, app, artifacts_arg, err,
-                           exit_codes, fmt, models_or_fail, out, print_json, progress)
-from flows.stages.benchmark import check_benchmarks, check_fault_types
-from flows.stages.regenerate import check_parent_models, plan_regeneration
-from miscue import corpus
+from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, QUIET, app, artifacts_arg,
+                                  err, exit_codes, fmt, models_or_fail, out, print_json)
+from miscue.flows.cli.progress import progress, progress_mode
+from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types
+from miscue.flows.stages.regenerate import check_parent_models, plan_regeneration
+from miscue import corpus, reports
 from miscue.config import parse_ks
 from miscue.errors import BadInput
 from miscue.runlock import run_lock
@@ -67,6 +68,7 @@ def build(
     price: Optional[float] = PRICE,
     replay_only: bool = OFFLINE_REPLAY,
     as_json: bool = AS_JSON,
+    quiet: bool = QUIET,
     artifacts: Path = ARTIFACTS,
 ) -> None:
     """Build every configured benchmark and publish a corpus version (the Prefect flow miscue-build).
@@ -86,10 +88,10 @@ def build(
         types = check_fault_types(fault_type_)
     models = models_or_fail(llm_config, max_cost, price, replay_only)
     started = time.perf_counter()
-    from flows.prefect_flows import build_flow, run_flow
+    from miscue.flows.prefect_flows import build_flow, run_flow
 
     # the lock is taken before the flow starts, so a refused build leaves no flow run behind
-    with exit_codes(), run_lock(artifacts, command="miscue build"), progress(not as_json and err.is_terminal):
+    with exit_codes(), run_lock(artifacts, command="miscue build"), progress(progress_mode(quiet, as_json)):
         res = run_flow(build_flow, err.print, benchmarks=names, fault_types=types, attempts=attempts,
                          artifacts=artifacts_arg(artifacts), skip_unchanged=skip_unchanged,
                          composite_ks=composite_ks, models=models, workers=workers, dask_address=dask_address)
@@ -118,6 +120,9 @@ def _print_result(res: dict[str, Any], as_json: bool, what: str) -> None:
         r = res["regeneration"]
         out.print(f"regenerated {', '.join(r['fault_types'])} on {', '.join(r['benchmarks'])}; "
                   f"other rows carried over from {r['from']}")
+    if res.get("same_samples_as"):
+        out.print(f"[yellow]note[/]: {res['version']}'s samples equal those of {', '.join(res['same_samples_as'])} "
+                  "(the same content hash): the models wrote and admitted the same requests again")
     out.print(f"report: {rep['markdown']}  {rep['html']}")
 
 
@@ -131,6 +136,7 @@ def regenerate(
     price: Optional[float] = PRICE,
     replay_only: bool = OFFLINE_REPLAY,
     as_json: bool = AS_JSON,
+    quiet: bool = QUIET,
     artifacts: Path = ARTIFACTS,
 ) -> None:
     """Regenerate one fault type into a child version; every other row is carried over.
@@ -142,10 +148,10 @@ def regenerate(
         plan = plan_regeneration(artifacts, fault_type_, benchmark, parent)
         check_parent_models(plan, models.resolve())
     started = time.perf_counter()
-    from flows.prefect_flows import regenerate_flow, run_flow
+    from miscue.flows.prefect_flows import regenerate_flow, run_flow
 
     with exit_codes(), run_lock(artifacts, command=f"miscue regenerate {fault_type_}"), \
-            progress(not as_json and err.is_terminal):
+            progress(progress_mode(quiet, as_json)):
         res = run_flow(regenerate_flow, err.print, fault_type=fault_type_, benchmark=benchmark, parent=parent,
                               artifacts=artifacts_arg(artifacts), models=models)
     res["seconds"] = round(time.perf_counter() - started, 1)
@@ -155,15 +161,20 @@ def regenerate(
 @app.command()
 def report(
     version: Optional[str] = typer.Argument(None, help="the version (default: the latest)"),
+    flow: bool = typer.Option(False, "--flow/--no-flow",
+                              help="run as the Prefect flow miscue-report, its tables as artifacts (starts Prefect)"),
     as_json: bool = AS_JSON,
     artifacts: Path = ARTIFACTS,
 ) -> None:
-    """Write artifacts/reports/<version>/report.md and report.html (the Prefect flow miscue-report)."""
+    """Write artifacts/reports/<version>/report.md and report.html (a build writes them too)."""
     with exit_codes():
         version = corpus.resolve(artifacts, version)
-    from flows.prefect_flows import report_flow, run_flow
+        if flow:
+            from miscue.flows.prefect_flows import report_flow, run_flow
 
-    res = run_flow(report_flow, err.print, version=version, artifacts=artifacts_arg(artifacts))
+            res = run_flow(report_flow, err.print, version=version, artifacts=artifacts_arg(artifacts))
+        else:
+            res = reports.report_summary(Path(artifacts_arg(artifacts)), version)
     if as_json:
         print_json(res)
         return

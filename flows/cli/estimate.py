@@ -8,9 +8,9 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from flows.cli.app import ARTIFACTS, AS_JSON, LLM_CONFIG, PRICE, app, exit_codes, models_or_fail, out, print_json
-from flows.stages.benchmark import check_benchmarks, check_fault_types
-from flows.stages.estimate import estimate_run
+from miscue.flows.cli.app import ARTIFACTS, AS_JSON, LLM_CONFIG, PRICE, app, exit_codes, models_or_fail, out, print_json
+from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types
+from miscue.flows.stages.estimate import estimate_run
 from miscue.config import CompositeConfig, GenerateConfig, parse_ks
 
 

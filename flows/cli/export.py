@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from flows.cli.app import ARTIFACTS, AS_JSON, app, exit_codes, out, print_json
+from miscue.flows.cli.app import ARTIFACTS, AS_JSON, app, exit_codes, out, print_json
 from miscue.corpus.export import export_version
 
 

@@ -9,11 +9,12 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, app, err, exit_codes,
-                           models_or_fail, out, print_json, progress)
-from flows.registry import ADAPTERS
-from flows.stages.benchmark import check_benchmarks, check_fault_types
-from flows.stages.build import generate as generate_pass
+from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, QUIET, app, err,
+                                  exit_codes, models_or_fail, out, print_json)
+from miscue.flows.cli.progress import progress, progress_mode
+from miscue.flows.registry import ADAPTERS
+from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types
+from miscue.flows.stages.build import generate as generate_pass
 from miscue.config import GenerateConfig
 from miscue.llm import Gateway
 
@@ -42,6 +43,7 @@ def generate(
     max_concurrent_cells: int = typer.Option(16, min=1, help="cells run at once"),
     wait: bool = typer.Option(False, "--wait", help="wait for another run's lock instead of refusing"),
     as_json: bool = AS_JSON,
+    quiet: bool = QUIET,
     artifacts: Path = ARTIFACTS,
 ) -> None:
     """Single-fault generate-then-verify over every graph, without publishing (offline models
@@ -55,7 +57,7 @@ def generate(
     gateway = Gateway(models.resolve(), artifacts / "store")
     results = []
     for bench in names:
-        with exit_codes(), progress(not as_json and err.is_terminal):
+        with exit_codes(), progress(progress_mode(quiet, as_json)):
             summary = generate_pass(bench, artifacts, gen, gateway, lock_wait=wait)
         summary["spent"] = round(gateway.spent, 6)
         results.append(summary)

@@ -8,35 +8,37 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.progress import BarColumn, DownloadColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from flows.cli.app import ARTIFACTS, AS_JSON, app, err, exit_codes, out
-from flows.registry import ADAPTERS, HostOptions, adapter_for
+from miscue.flows.cli.app import ARTIFACTS, AS_JSON, QUIET, app, err, exit_codes, out
+from miscue.flows.cli.progress import progress, progress_mode
+from miscue.flows.stages.benchmark import report_progress
+from miscue.flows.registry import ADAPTERS, HostOptions, adapter_for
 from miscue.corpus import graph_store
 from miscue.graphs import GraphBuilder
 from miscue.requirements import audit
 
 
-def load_host(benchmark: str, options: HostOptions, show_progress: bool):
-    """The benchmark's adapter, with a bar while it streams its data (WebShop's files)."""
-    with Progress(TextColumn(f"reading {benchmark}"), BarColumn(), DownloadColumn(), TimeElapsedColumn(),
-                  console=err, disable=not show_progress, transient=True) as bar:
-        task = bar.add_task("data", total=None)
-        return adapter_for(benchmark, HostOptions(options.webshop_data,
-                                                  lambda done, total: bar.update(task, completed=done, total=total)))
+def load_host(benchmark: str, options: HostOptions):
+    """The benchmark's adapter; while it streams its data (WebShop's files) it reports the MB read."""
+    label = f"reading {benchmark} (MB)"
+    return adapter_for(benchmark, HostOptions(options.webshop_data,
+                                              lambda done, total: report_progress(label, done >> 20, total >> 20)))
 
 
-def build_graphs(benchmark: str, artifacts: Path, show_progress: bool, options: HostOptions = HostOptions()) -> dict[str, Any]:
+def build_graphs(benchmark: str, artifacts: Path, options: HostOptions = HostOptions()) -> dict[str, Any]:
     """Build one benchmark's graphs into ``artifacts/graphs/<benchmark>/``; returns the summary."""
     started = time.perf_counter()
-    adapter = load_host(benchmark, options, show_progress)
+    adapter = load_host(benchmark, options)
     builder = GraphBuilder(adapter)
-    seeds = len(adapter.load_seeds())
-    with Progress(TextColumn(f"graphs {benchmark}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, disable=not show_progress, transient=True) as bar:
-        task = bar.add_task("tasks", total=seeds)
-        build = builder.build(progress=lambda _tid: bar.advance(task))
+    seeds, done = len(adapter.load_seeds()), 0
+
+    def tick(_task_id: str) -> None:
+        nonlocal done
+        done += 1
+        report_progress(f"graphs {benchmark}", done, seeds)
+
+    build = builder.build(progress=tick)
     directory = graph_store.write(build, artifacts / "graphs" / benchmark)
     summary = build.summary()
     summary["requirements"] = audit.counts(build.ledger)
@@ -122,6 +124,7 @@ def graphs(
                                            "items_human_ins.json); default: $MISCUE_WEBSHOP_DATA, else the shipped catalogue"),
     show_audit: bool = typer.Option(False, "--audit", help="print the intent audit: each task's requirements, which are "
                                     "necessary or stated in its instructions, what was dropped or relaxed and why"),
+    quiet: bool = QUIET,
     artifacts: Path = ARTIFACTS,
 ) -> None:
     """Build intent graphs (and the graph-stage ledger) of each benchmark."""
@@ -129,8 +132,8 @@ def graphs(
     failed = False
     options = HostOptions(webshop_data=webshop_data)
     for bench in benchmark:
-        with exit_codes():
-            summary = build_graphs(bench, artifacts, show_progress=not as_json and err.is_terminal, options=options)
+        with exit_codes(), progress(progress_mode(quiet, as_json)):
+            summary = build_graphs(bench, artifacts, options=options)
             if check:
                 summary["check"] = check_graphs(bench, artifacts, options)
                 failed |= bool(summary["check"]["mismatches"])

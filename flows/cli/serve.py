@@ -8,9 +8,9 @@ from typing import Any, Optional
 
 import typer
 
-from flows import deployment
-from flows.cli.app import ARTIFACTS, LLM_CONFIG, MAX_COST, PRICE, app, artifacts_arg, err, exit_codes, models_or_fail
-from flows.stages.benchmark import check_benchmarks, check_fault_types
+from miscue.flows import deployment
+from miscue.flows.cli.app import ARTIFACTS, LLM_CONFIG, MAX_COST, PRICE, app, artifacts_arg, err, exit_codes, models_or_fail
+from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types
 from miscue.errors import BadInput
 
 

@@ -11,11 +11,11 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, OFFLINE_REPLAY, PRICE, app, err, exit_codes, fmt, models_or_fail,
-                           out, print_json)
-from flows.registry import adapter_for
-from flows.stages.evaluate import evaluate, load_set
-from flows.stages.verify import verify_sync
+from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, OFFLINE_REPLAY, PRICE, app, err, exit_codes, fmt,
+                                  models_or_fail, out, print_json)
+from miscue.flows.registry import adapter_for
+from miscue.flows.stages.evaluate import evaluate, load_set
+from miscue.flows.stages.verify import verify_sync
 from miscue import stoppable
 from miscue.llm import Gateway
 

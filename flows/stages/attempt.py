@@ -2,8 +2,8 @@
 agreement -> admission, written once for every plan of k >= 1 components.
 
 A plan says *how* its components are written, checked, extracted and judged (the
-:class:`Plan` protocol): :class:`flows.stages.single.SinglePlan` (k = 1: the type's card, the
-blind and targeted forms, one admission) and :class:`flows.stages.composite.CompositePlan`
+:class:`Plan` protocol): :class:`miscue.flows.stages.single.SinglePlan` (k = 1: the type's card, the
+blind and targeted forms, one admission) and :class:`miscue.flows.stages.composite.CompositePlan`
 (k >= 2: every card in one call plus a transformation pass, the multi-flaw form, every
 component verified and the merged reading executed). The pipeline says *in what order* and what
 each outcome records; it is the same for the single-fault stage, the composite stage and

@@ -1,6 +1,6 @@
 """One benchmark through the stages of a build, as plain functions: load -> graphs -> plan ->
-write/verify (single faults) -> composites. The Prefect flows (:mod:`flows.prefect_flows`) wrap
-each as one task per stage and benchmark; :func:`flows.stages.build.build` runs them without
+write/verify (single faults) -> composites. The Prefect flows (:mod:`miscue.flows.prefect_flows`) wrap
+each as one task per stage and benchmark; :func:`miscue.flows.stages.build.build` runs them without
 Prefect. Keeping the logic here means it runs and is tested without a Prefect server.
 
 Caching: no Prefect caching. Every model exchange is cached by our own content-addressed
@@ -16,10 +16,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from flows.registry import ADAPTERS, adapter_for
-from flows.stages.attempt import RunResult
-from flows.stages.composite import run_composites
-from flows.stages.single import SingleFaultStage
+from miscue.flows.registry import ADAPTERS, adapter_for, check_installed
+from miscue.flows.stages.attempt import RunResult
+from miscue.flows.stages.composite import run_composites
+from miscue.flows.stages.single import SingleFaultStage
 from miscue import stoppable
 from miscue.config import CompositeConfig, GenerateConfig, GraphConfig, ModelOptions, RunConfig
 from miscue.errors import UnknownBenchmark
@@ -30,9 +30,10 @@ from miscue.planning import CellPlan, Planner
 from miscue.reports import single_fault_summary
 from miscue.taxonomy import FAULT_TYPES, fault_type
 
-#: A progress sink: (label, done, total). The CLI sets one to draw progress bars; the stage
-#: functions (also when called by Prefect tasks in the same process) report to it.
-ProgressFn = Callable[[str, int, "int | None"], None]
+#: A progress sink: (label, done, total, **facts) -- facts are running counts a stage knows
+#: (admitted, calls). The CLI sets one (bars, or log lines); the stage functions (also when called
+#: by Prefect tasks in the same process) report to it.
+ProgressFn = Callable[..., None]
 _progress: ProgressFn | None = None
 
 
@@ -41,9 +42,9 @@ def set_progress(fn: ProgressFn | None) -> None:
     _progress = fn
 
 
-def report_progress(label: str, done: int, total: int | None) -> None:
+def report_progress(label: str, done: int, total: int | None, **facts: int) -> None:
     if _progress is not None:
-        _progress(label, done, total)
+        _progress(label, done, total, **facts)
 
 
 def check_benchmarks(benchmarks: Iterable[str] | None) -> list[str]:
@@ -52,7 +53,9 @@ def check_benchmarks(benchmarks: Iterable[str] | None) -> list[str]:
     for b in names:
         if b not in ADAPTERS:
             raise UnknownBenchmark(f"unknown benchmark {b!r}; known: {', '.join(ADAPTERS)}")
-    return list(dict.fromkeys(names))
+    names = list(dict.fromkeys(names))
+    check_installed(names)
+    return names
 
 
 def check_fault_types(types: Iterable[str] | None) -> list[str]:
@@ -90,9 +93,11 @@ class BenchmarkRun:
 def stage_load(benchmark: str) -> BenchmarkRun:
     """Load the host's tasks (fails fast on bad host data)."""
     t = time.perf_counter()
+    report_progress(f"load {benchmark}", 0, 1)
     adapter = adapter_for(benchmark)
     run = BenchmarkRun(benchmark, adapter, adapter.load_seeds())
     run.seconds["load"] = round(time.perf_counter() - t, 2)
+    report_progress(f"load {benchmark}", 1, 1, tasks=len(run.seeds))
     return run
 
 
@@ -120,6 +125,7 @@ def stage_plan(run: BenchmarkRun, fault_types: list[str], identity: bool = True)
     cells: list[CellPlan] = [c for g in run.graphs.graphs for c in run.planner.cells(g, fault_types)]
     run.plans = {s: sum(1 for c in cells if c.status == s) for s in ("planned", "skipped", "unsupported")}
     run.seconds["plan"] = round(time.perf_counter() - t, 2)
+    report_progress(f"plan {run.benchmark}", 1, 1, **run.plans)
     return run
 
 
@@ -131,7 +137,7 @@ def stage_write_verify(run: BenchmarkRun, gen: GenerateConfig, gateway: Gateway)
     stage = SingleFaultStage(run.adapter, gateway, gen, run.splits, run.planner)
     label = f"cells {run.benchmark}"
     try:
-        result = stoppable.run(stage.run(run.graphs.graphs, progress=lambda d, n: report_progress(label, d, n)))
+        result = stoppable.run(stage.run(run.graphs.graphs, progress=lambda d, n, **f: report_progress(label, d, n, **f)))
     except RUN_STOPS as exc:
         run.stopped = exc
         return run
@@ -149,7 +155,7 @@ def stage_composite(run: BenchmarkRun, config: CompositeConfig, gateway: Gateway
     label = f"composites {run.benchmark}"
     try:
         comp = run_composites(run.adapter, run.graphs.graphs, gateway, config, run.splits,
-                              progress=lambda d, n: report_progress(label, d, n), planner=run.planner)
+                              progress=lambda d, n, **f: report_progress(label, d, n, **f), planner=run.planner)
     except RUN_STOPS as exc:
         run.stopped = exc
         return run

@@ -7,9 +7,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from flows.stages.benchmark import (check_benchmarks, make_gateway, run_config, stage_composite, stage_graphs, stage_load,
-                                    stage_plan, stage_write_verify)
-from flows.stages.publish import publish_build
+from miscue.flows.stages.benchmark import (check_benchmarks, make_gateway, run_config, stage_composite, stage_graphs, stage_load,
+                                           stage_plan, stage_write_verify)
+from miscue.flows.stages.publish import publish_build
 from miscue import reports
 from miscue.config import CompositeConfig, GenerateConfig, ModelOptions
 from miscue.corpus import ledger
@@ -50,7 +50,7 @@ def generate(benchmark: str, artifacts: Path, gen: GenerateConfig, gateway: Gate
     """One benchmark's single-fault pass (graphs, every cell) without publishing: the ledger
     (cells, attempts, samples, llm_calls) goes to ``artifacts/runs/<benchmark>/``; returns the
     run's summary. The pass holds the artifacts directory's run lock (re-entrant); progress goes
-    to the sink of :func:`flows.stages.benchmark.set_progress`."""
+    to the sink of :func:`miscue.flows.stages.benchmark.set_progress`."""
     started = time.perf_counter()
     artifacts = Path(artifacts)
     with run_lock(artifacts, command=f"miscue generate {benchmark}", wait=lock_wait):

@@ -4,7 +4,7 @@ coverage control.
 Per benchmark and k, the run draws combinations (seeded by graph, k and draw index), writes each
 draw's request with all k cards in one call (plus the transformation-only second call when
 k >= 3 draws a whole-message fault with content faults), and verifies it per component
-(:mod:`verifiers.composite`) until ``per_k`` samples are admitted or ``max_draws`` draws are spent.
+(:mod:`miscue.verifiers.composite`) until ``per_k`` samples are admitted or ``max_draws`` draws are spent.
 
 Coverage control: the draws run in waves. For a graph's next draw index the planner collects
 ``candidates`` valid draws of distinct combinations from its seeded sequence and proposes the
@@ -33,9 +33,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from flows.stages.attempt import Judgement, RunResult, Stage, gather_all, refused_record, sample_record
-from flows.stages.coverage import Coverage
-from flows.stages.shifts import shift_options
+from miscue.flows.stages.attempt import Judgement, RunResult, Stage, gather_all, refused_record, sample_record
+from miscue.flows.stages.coverage import Coverage
+from miscue.flows.stages.shifts import shift_options
 from miscue import stoppable, writing
 from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
 from miscue.canonical import canonical_json, content_hash
@@ -45,7 +45,7 @@ from miscue.llm import Gateway
 from miscue.planning import CompositeAttemptPlan, CompositeDraw, CompositePlanner, PlanError, Planner
 from miscue.schema import Attempt, Cell, GroundTruth, Intent, IntentGraph, Verdict
 from miscue.taxonomy import fault_type
-from verifiers.composite import (
+from miscue.verifiers.composite import (
     CompositeExtraction,
     check_composite_text,
     flaw_of,
@@ -55,7 +55,7 @@ from verifiers.composite import (
     repaired_by_transform,
     verify_composite,
 )
-from verifiers.text import contains
+from miscue.verifiers.text import contains
 
 
 def keep_verbatim(plan: CompositeAttemptPlan, first: str) -> list[str]:
@@ -221,7 +221,7 @@ class CompositeStage(Stage):
                                split=self.splits.get(graph.task_id, "base"))
         return cell, rows, sample
 
-    async def run_k(self, graphs: list[IntentGraph], k: int, progress: Callable[[int, int], None] | None = None) -> Coverage:
+    async def run_k(self, graphs: list[IntentGraph], k: int, progress: Callable[..., None] | None = None) -> Coverage:
         """Waves of draws until ``per_k`` samples are admitted or the budget is spent. Each wave
         proposes one draw per graph for up to ``scan`` graphs (round-robin), and runs the
         ``wave`` proposals whose combinations are least represented among the samples admitted
@@ -293,7 +293,7 @@ class CompositeStage(Stage):
                     self.result.samples.append(sample)
                     cov.add(d.combo)
             if progress:
-                progress(min(cov.admitted, cfg.per_k), cfg.per_k)
+                progress(min(cov.admitted, cfg.per_k), cfg.per_k, draws=len(self.result.cells), calls=len(self.result.calls))
             if batch or skipped:
                 idle, idle_held = 0, 0
             else:  # a whole round of graphs without a draw: nothing more to draw for this k
@@ -309,7 +309,7 @@ class CompositeStage(Stage):
         cov.held = held_total
         return cov
 
-    async def run(self, graphs: list[IntentGraph], progress: Callable[[int, int], None] | None = None) -> RunResult:
+    async def run(self, graphs: list[IntentGraph], progress: Callable[..., None] | None = None) -> RunResult:
         for k in self.config.ks:
             await self.run_k(graphs, k, progress)
         self.result.samples.sort(key=lambda r: (r.k, r.sample_id))
@@ -343,7 +343,7 @@ def composite_summary(result: RunResult, coverage: dict[int, Coverage]) -> dict[
 
 
 def run_composites(adapter: Adapter, graphs: list[IntentGraph], gateway: Gateway, config: CompositeConfig,
-                   splits: dict[str, str] | None = None, progress: Callable[[int, int], None] | None = None,
+                   splits: dict[str, str] | None = None, progress: Callable[..., None] | None = None,
                    planner: Planner | None = None) -> RunResult:
     """Composite draws for every k of ``config`` on ``graphs``; the summary (under
     ``"composite"``) shows admitted combinations and per-type occurrence per k."""

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from flows.registry import adapter_for
-from flows.stages.attempt import AttemptPipeline
-from flows.stages.benchmark import offline_gateway
-from flows.stages.single import SingleCell, SinglePlan
+from miscue.flows.registry import adapter_for
+from miscue.flows.stages.attempt import AttemptPipeline
+from miscue.flows.stages.benchmark import offline_gateway
+from miscue.flows.stages.single import SingleCell, SinglePlan
 from miscue import stoppable, writing
 from miscue.canonical import canonical_json
 from miscue.graphs import GraphBuilder
@@ -35,9 +35,8 @@ from miscue.model_replies import parse_writer
 from miscue.planning import CellPlan, Planner
 from miscue.schema import Attempt, IntentGraph
 from miscue.taxonomy import FAULT_TYPES, fault_type
-from verifiers.text import check_text
+from miscue.verifiers.text import check_text
 
-DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "dryrun"
 BENCHMARKS = ("tau2-retail", "tau2-airline", "webshop")
 PER_TYPE = {"tau2-retail": 2, "tau2-airline": 2, "webshop": 1}
 CELLS, WRITER_PROMPTS, EXTRACT_PROMPTS = "cells.jsonl", "prompts_writer.jsonl", "prompts_extract.jsonl"
@@ -172,7 +171,7 @@ class Replies:
     present: bool = False
 
 
-def load_replies(role: str, current: dict[str, dict[str, Any]], data: Path = DATA) -> Replies:
+def load_replies(role: str, current: dict[str, dict[str, Any]], data: Path) -> Replies:
     """``current``: today's prompts by (cell_id, form) -> their record (prompt_sha, card_version)."""
     path = data / REPLIES[role]
     out = Replies(role, present=path.is_file())
@@ -232,7 +231,7 @@ class DryRun:
         return parse_writer(self.writer.by_sha[sha]) if sha in self.writer.by_sha else None
 
 
-def load(data: Path = DATA, hosts: dict[str, Host] | None = None) -> DryRun:
+def load(data: Path, hosts: dict[str, Host] | None = None) -> DryRun:
     hosts = hosts or load_hosts()
     cells, gone = cells_from_file(hosts, read_jsonl(data / CELLS))
     writer_now = {(p["cell_id"], "writer"): p for p in (writer_prompt(c) for c in cells)}

@@ -10,8 +10,8 @@ from typing import Any
 
 import pyarrow.compute as pc
 
-from flows.registry import adapter_for
-from flows.stages.publish import card_versions, code_version
+from miscue.flows.registry import adapter_for
+from miscue.flows.stages.publish import card_versions, code_version
 from miscue import corpus
 from miscue.config import CompositeConfig, GenerateConfig, role_models
 from miscue.estimate import combine, estimate as predict, estimate_composite, estimate_replay

@@ -25,8 +25,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from flows.registry import adapter_for
-from flows.stages.verify import Verification, check_claim, task_intent, verify
+from miscue.flows.registry import adapter_for
+from miscue.flows.stages.verify import Verification, check_claim, task_intent, verify
 from miscue.errors import BadInput, MiscueError
 from miscue.host import Adapter
 from miscue.llm import Gateway

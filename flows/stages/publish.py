@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from functools import lru_cache
 from importlib import metadata
 from pathlib import Path
@@ -12,30 +11,21 @@ from typing import Any
 import pyarrow as pa
 from pydantic import BaseModel
 
-from flows.stages.benchmark import BenchmarkRun
-from miscue import corpus, writing
+from miscue.flows.stages.benchmark import BenchmarkRun
+from miscue import corpus, resources, writing
 from miscue.config import RunConfig, role_models
 from miscue.corpus import graph_store
 from miscue.llm import Gateway
 
-ROOT = Path(__file__).resolve().parents[2]
-CODE_DIRS = ("miscue", "adapters", "verifiers", "flows", "prompts")
-
-
 @lru_cache(maxsize=1)
 def code_version() -> str:
-    """Package version plus a hash of the source and prompt files (works without git, and
-    changes with uncommitted edits)."""
+    """Package version plus a hash of the source and prompt files as installed (works without
+    git, and changes with uncommitted edits)."""
     try:
         pkg = metadata.version("miscue")
     except metadata.PackageNotFoundError:  # pragma: no cover - not installed
         pkg = "0+unknown"
-    h = hashlib.sha256()
-    for d in CODE_DIRS:
-        for p in sorted((ROOT / d).rglob("*")):
-            if p.is_file() and p.suffix in (".py", ".j2") and "__pycache__" not in p.parts:
-                h.update(str(p.relative_to(ROOT)).encode() + b"\0" + p.read_bytes() + b"\0")
-    return f"miscue {pkg}+src.{h.hexdigest()[:12]}"
+    return f"miscue {pkg}+src.{resources.digest(resources.CODE_PACKAGES, length=12)}"
 
 
 def card_versions() -> dict[str, str]:
@@ -83,21 +73,20 @@ def run_stats(runs: list[BenchmarkRun], gateway: Gateway) -> dict[str, Any]:
 
 def publish_build(runs: list[BenchmarkRun], *, artifacts: Path, config: RunConfig, gateway: Gateway,
                   skip_unchanged: bool = False) -> dict[str, Any]:
-    """Publish the runs as a new version whose parent is the latest one (or, with
-    ``skip_unchanged``, publish nothing when every table's content hash equals the latest's)."""
+    """Publish the runs as a new version whose parent is the latest one (or, with ``skip_unchanged``,
+    publish nothing when every table's content hash and the configuration equal a published
+    version's, whichever). ``same_samples_as`` names earlier versions holding the same samples."""
     artifacts = Path(artifacts)
     swept = corpus.sweep_staging(artifacts)  # the build holds the run lock
     tables = arrow_tables(run_tables(runs))
     parent = corpus.latest(artifacts)
     stats = {**run_stats(runs, gateway), "swept_staging": swept}
     hashes = {n: corpus.content_hash_table(n, t) for n, t in tables.items()}
-    if parent is not None and skip_unchanged:
-        pman = corpus.manifest(artifacts, parent)
-        if ({n: m["content_hash"] for n, m in pman["tables"].items()} == hashes
-                and pman.get("config_hash") == config.hash):
-            return {"version": None, "unchanged_from": parent, "parent": parent, "content_hashes": hashes, "run": stats}
+    if skip_unchanged and (same := corpus.same_content(artifacts, hashes, config_hash=config.hash)):
+        return {"version": None, "unchanged_from": same[-1], "parent": parent, "content_hashes": hashes, "run": stats}
+    same_samples = corpus.same_content(artifacts, hashes, tables=("samples",))
     version = corpus.publish(
         tables, artifacts=artifacts, parent=parent, config=config.record(), code_version=code_version(),
         input_hashes={r.benchmark: r.adapter.input_hashes() for r in runs}, models=role_models(gateway.config),
         card_versions=card_versions(), extra={"kind": "build", "run": stats})
-    return {"version": version, "parent": parent, "content_hashes": hashes, "run": stats}
+    return {"version": version, "parent": parent, "content_hashes": hashes, "run": stats, "same_samples_as": same_samples}

@@ -10,8 +10,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from flows.stages.benchmark import BenchmarkRun, check_benchmarks
-from flows.stages.publish import card_versions, code_version, run_stats, run_tables
+from miscue.flows.stages.benchmark import BenchmarkRun, check_benchmarks
+from miscue.flows.stages.publish import card_versions, code_version, run_stats, run_tables
 from miscue import corpus
 from miscue.config import GenerateConfig, ModelOptions, recorded_llm, role_models
 from miscue.errors import ConfigError, CorpusError, UnknownBenchmark
@@ -122,8 +122,11 @@ def publish_regeneration(plan: RegenerationPlan, runs: list[BenchmarkRun], *, ar
     inputs = {**pman.get("input_hashes", {}), **{r.benchmark: r.adapter.input_hashes() for r in runs}}
     regeneration = {"fault_types": [plan.fault_type], "benchmarks": plan.benchmarks, "salt": plan.salt,
                     "from": plan.parent}
+    same_samples = corpus.same_content(artifacts, {"samples": corpus.content_hash_table("samples", tables["samples"])},
+                                       tables=("samples",))
     version = corpus.publish(
         tables, artifacts=artifacts, parent=plan.parent, config=config, code_version=code_version(),
         input_hashes=inputs, models=role_models(gateway.config), card_versions=card_versions(),
         extra={"kind": "regenerate", "regeneration": regeneration, "run": stats})
-    return {"version": version, "parent": plan.parent, "regeneration": regeneration, "run": stats}
+    return {"version": version, "parent": plan.parent, "regeneration": regeneration, "run": stats,
+            "same_samples_as": same_samples}

@@ -35,11 +35,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from flows.registry import adapter_for
-from flows.stages.attempt import RunResult
-from flows.stages.benchmark import BenchmarkRun, make_gateway, stage_graphs, stage_load, stage_plan
-from flows.stages.composite import run_composites
-from flows.stages.single import SingleFaultStage
+from miscue.flows.registry import adapter_for
+from miscue.flows.stages.attempt import RunResult
+from miscue.flows.stages.benchmark import BenchmarkRun, make_gateway, stage_graphs, stage_load, stage_plan
+from miscue.flows.stages.composite import run_composites
+from miscue.flows.stages.single import SingleFaultStage
 from miscue import stoppable
 from miscue.config import CompositeConfig, GenerateConfig, ModelOptions
 from miscue.graphs import GraphBuild

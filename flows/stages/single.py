@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from flows.stages.attempt import Judgement, RunResult, Stage, gather_all, refused_record, sample_record
-from flows.stages.shifts import shift_options
+from miscue.flows.stages.attempt import Judgement, RunResult, Stage, gather_all, refused_record, sample_record
+from miscue.flows.stages.shifts import shift_options
 from miscue import writing
 from miscue.briefs import BlindExtraction, ExtractionInput, Requirement, TargetedExtraction, WriterBrief
 from miscue.canonical import canonical_json, content_hash
@@ -23,9 +23,9 @@ from miscue.host import Adapter
 from miscue.planning import AttemptPlan, CellPlan, PlanError, Planner
 from miscue.schema import Attempt, Cell, GroundTruth, Intent, IntentGraph, Verdict
 from miscue.taxonomy import fault_type
-from verifiers.admission import admit
-from verifiers.agreement import blind_matches_plan, grounded_values, targeted_agree
-from verifiers.text import check_text
+from miscue.verifiers.admission import admit
+from miscue.verifiers.agreement import blind_matches_plan, grounded_values, targeted_agree
+from miscue.verifiers.text import check_text
 
 Found = tuple[BlindExtraction | None, TargetedExtraction | None]
 
@@ -148,7 +148,8 @@ class SingleFaultStage(Stage):
                 shifts=shift_options(self.adapter, graph), models_json=self.models_json,
                 split=self.splits.get(graph.task_id, "base")))
 
-    async def run(self, graphs: list[IntentGraph], progress: Callable[[int, int], None] | None = None) -> RunResult:
+    async def run(self, graphs: list[IntentGraph], progress: Callable[..., None] | None = None) -> RunResult:
+        """Every cell of ``graphs``; ``progress(done, total, admitted=, calls=)`` after each cell."""
         sem = asyncio.Semaphore(self.config.max_concurrent_cells)
         cells = [(g, c) for g in graphs for c in self.planner.cells(g, self.config.fault_types)]
         done = 0
@@ -159,7 +160,7 @@ class SingleFaultStage(Stage):
                 await self.cell(g, c)
             done += 1
             if progress:
-                progress(done, len(cells))
+                progress(done, len(cells), admitted=len(self.result.samples), calls=len(self.result.calls))
 
         await gather_all(one(g, c) for g, c in cells)
         order = {c.cell_id: i for i, (_, c) in enumerate(cells)}

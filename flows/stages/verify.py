@@ -13,8 +13,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from flows.stages.attempt import AttemptPipeline
-from flows.stages.single import Found, SinglePlan, extract_single
+from miscue.flows.stages.attempt import AttemptPipeline
+from miscue.flows.stages.single import Found, SinglePlan, extract_single
 from miscue import stoppable
 from miscue.briefs import BlindExtraction, ExtractionInput, Materials, TargetedExtraction, WriterBrief
 from miscue.errors import BadInput
@@ -24,7 +24,7 @@ from miscue.llm import Gateway
 from miscue.planning import Planner
 from miscue.schema import Attempt, GroundTruth, Intent, Verdict
 from miscue.taxonomy import FAULT_TYPES, SLOT_TARGETS, ExtractionClass, fault_type
-from verifiers.reading import read
+from miscue.verifiers.reading import read
 
 
 @dataclass

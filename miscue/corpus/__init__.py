@@ -14,14 +14,15 @@ from miscue.corpus.tables import (PROVENANCE_COLUMNS, RECORDS, REQUIRED_TABLES, 
                                   content_hash_table, row_json, table)
 from miscue.corpus.verify import Verification, verify_corpus
 from miscue.corpus.versions import (CORPORA_DIR, FORMAT, STAGING_DIR, VERSION_GLOB, VERSION_RE, UnknownVersion,
-                                    VersionExists, corpora_root, latest, manifest, next_version, read_table, resolve,
-                                    version_dir, versions)
+                                    VersionExists, content_hashes, corpora_root, latest, manifest, next_version,
+                                    read_table, resolve, same_content, version_dir, versions)
 from miscue.errors import CorpusError
 
 __all__ = [
     "COLUMN_DOCS", "CORPORA_DIR", "PER_TYPE_TABLES", "FORMAT", "PROVENANCE_COLUMNS", "RECORDS", "REQUIRED_TABLES",
     "SCHEMAS", "SORT_KEYS", "STAGING_DIR", "TABLES", "VERSION_GLOB", "VERSION_RE", "CorpusError", "Export",
     "UnknownVersion", "Verification", "VersionExists", "arrow_schema", "carried_over", "content_hash_table",
-    "corpora_root", "datasheet", "export_version", "latest", "manifest", "next_version", "publish", "read_table",
-    "rename_noreplace", "resolve", "row_json", "sweep_staging", "table", "verify_corpus", "version_dir", "versions",
+    "content_hashes", "corpora_root", "datasheet", "export_version", "latest", "manifest", "next_version", "publish",
+    "read_table", "rename_noreplace", "resolve", "row_json", "same_content", "sweep_staging", "table", "verify_corpus",
+    "version_dir", "versions",
 ]

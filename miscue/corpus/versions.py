@@ -89,5 +89,25 @@ def manifest(artifacts: Path, version: str) -> dict[str, Any]:
     return json.loads((version_dir(artifacts, version) / "manifest.json").read_text())
 
 
+def content_hashes(artifacts: Path, version: str) -> dict[str, str]:
+    """Each table's content hash, as the version's manifest records it."""
+    return {name: t["content_hash"] for name, t in manifest(artifacts, version)["tables"].items()}
+
+
+def same_content(artifacts: Path, hashes: dict[str, str], tables: tuple[str, ...] | None = None,
+                 config_hash: str | None = None) -> list[str]:
+    """Published versions, oldest first, whose tables (every one of ``hashes``, or only ``tables``)
+    have these content hashes -- and, when ``config_hash`` is given, that configuration hash."""
+    names = tables or tuple(hashes)
+    found = []
+    for version in versions(artifacts):
+        theirs = content_hashes(artifacts, version)
+        if (tables is None and set(theirs) != set(hashes)) or any(theirs.get(n) != hashes.get(n) for n in names):
+            continue
+        if config_hash is None or manifest(artifacts, version).get("config_hash") == config_hash:
+            found.append(version)
+    return found
+
+
 def read_table(artifacts: Path, version: str, name: str) -> pa.Table:
     return pq.read_table(version_dir(artifacts, version) / f"{name}.parquet")

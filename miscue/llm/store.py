@@ -18,6 +18,7 @@ from typing import Any, Iterator
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from miscue import resources
 from miscue.canonical import canonical_json
 from miscue.errors import BadInput
 from miscue.llm.config import TRANSPORT_PARAMS, Message
@@ -141,11 +142,7 @@ def offline_code_version() -> str:
     """A hash of the kernel's source: the embedded offline models are this code, so a request to
     one of them is a new request whenever the code changes (a stored answer of older code is
     never replayed as if the model were the same)."""
-    h = hashlib.sha256()
-    root = Path(__file__).resolve().parents[1]
-    for p in sorted(root.rglob("*.py")):
-        h.update(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes() + b"\0")
-    return h.hexdigest()[:16]
+    return resources.digest(("miscue",))
 
 
 def request_key(model: str, messages: list[Message], params: dict[str, Any],

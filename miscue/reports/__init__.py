@@ -7,9 +7,9 @@
 - :mod:`~miscue.reports.audit`: DuckDB views over every published version, canned and user SQL.
 """
 
-from miscue.reports.render import render_html, render_markdown, svg_chart, write_report
+from miscue.reports.render import render_html, render_markdown, report_summary, summary_of, svg_chart, write_report
 from miscue.reports.summary import single_fault_summary
 from miscue.reports.tables import Chart, Report, Section, build_report
 
-__all__ = ["Chart", "Report", "Section", "build_report", "render_html", "render_markdown", "single_fault_summary",
-           "svg_chart", "write_report"]
+__all__ = ["Chart", "Report", "Section", "build_report", "render_html", "render_markdown", "report_summary",
+           "single_fault_summary", "summary_of", "svg_chart", "write_report"]

@@ -155,3 +155,14 @@ def write_report(artifacts: Path, version: str | None = None) -> dict[str, Any]:
         (staging / "report.md").write_text(render_markdown(rep), encoding="utf-8")
         (staging / "report.html").write_text(render_html(rep), encoding="utf-8")
     return {"version": version, "markdown": directory / "report.md", "html": directory / "report.html", "report": rep}
+
+
+def report_summary(artifacts: Path, version: str | None = None) -> dict[str, Any]:
+    """:func:`write_report`, answered as the command line prints it (paths as text, Table 4's rows)."""
+    return summary_of(write_report(artifacts, version))
+
+
+def summary_of(written: dict[str, Any]) -> dict[str, Any]:
+    """What :func:`write_report` wrote, in JSON terms."""
+    return {"version": written["version"], "markdown": str(written["markdown"]), "html": str(written["html"]),
+            "table4": written["report"].section("table4").records()}

@@ -80,7 +80,7 @@ def test_unknown_benchmark_and_fault_type(published):
 
 def test_missing_host_data(published, tmp_path):
     from miscue.host import HostDataError
-    from adapters.webshop import WebShopAdapter
+    from miscue.adapters.webshop import WebShopAdapter
 
     empty = tmp_path / "webshop-empty"
     empty.mkdir()
@@ -91,8 +91,8 @@ def test_missing_host_data(published, tmp_path):
 
 def test_corrupt_exchange_store_entry(published, airline, airline_build):
     art, _ = published
-    from flows.stages.benchmark import offline_gateway
-    from flows.stages.single import SingleFaultStage
+    from miscue.flows.stages.benchmark import offline_gateway
+    from miscue.flows.stages.single import SingleFaultStage
     from miscue.config import GenerateConfig
     from miscue.llm import StoreCorrupt
 

@@ -79,7 +79,7 @@ def test_estimate_after_a_published_build_is_exact(tmp_path):
     more attempt per cell it predicts exactly one new attempt per rejected cell."""
     import duckdb
 
-    from flows.stages import build as pipeline
+    from miscue.flows.stages import build as pipeline
 
     types = [FAULT, "factual_error"]
     out = pipeline.build([BENCH], types, attempts=1, artifacts=tmp_path, composite_ks=[2])

@@ -52,7 +52,7 @@ def test_build_refuses_while_another_run_holds_the_artifacts(tmp_path):
     from miscue.runlock import run_lock
 
     with run_lock(tmp_path, command="someone else"):  # held here; the build runs in a child process
-        code = ("from typer.testing import CliRunner; from flows.cli import app; import sys; "
+        code = ("from typer.testing import CliRunner; from miscue.flows.cli import app; import sys; "
                 "r = CliRunner().invoke(app, ['build', '-b', 'tau2-airline', '-t', 'factual_error', "
                 f"'--artifacts', {str(tmp_path)!r}]); "
                 "print(r.exit_code); print(r.output)")

@@ -12,7 +12,7 @@ import asyncio
 
 from support.drills import (BENCH, FAULT, ModelServer, cli, empty_body, kill, llm_config, popen, reset, run,
                            store_files, store_request_ids, wait_for, write_config)
-from flows.stages.single import SingleFaultStage
+from miscue.flows.stages.single import SingleFaultStage
 from miscue.config import GenerateConfig
 from miscue.llm import Gateway, LLMConfig
 from support.openai_stub import hang, insufficient_quota, invalid_body, rate_limited, server_error, truncated, unauthorized

@@ -41,7 +41,7 @@ def test_no_key_reaches_artifacts_or_logs(tmp_path, monkeypatch, caplog, capfd):
         # in-process too (loguru/logging captured), including a publish of the run's ledger
         import pyarrow.parquet as pq
 
-        from flows.stages.single import SingleFaultStage
+        from miscue.flows.stages.single import SingleFaultStage
         from miscue.config import GenerateConfig
         from miscue import corpus
         from miscue.llm import Gateway, LLMConfig
@@ -52,7 +52,7 @@ def test_no_key_reaches_artifacts_or_logs(tmp_path, monkeypatch, caplog, capfd):
         sink = []
         handle = logger.add(lambda m: sink.append(str(m)), level="DEBUG")
         try:
-            from adapters.tau2 import Tau2Adapter
+            from miscue.adapters.tau2 import Tau2Adapter
 
             airline = Tau2Adapter("airline")
             from miscue.graphs import GraphBuilder

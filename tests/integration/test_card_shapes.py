@@ -9,14 +9,14 @@ import re
 
 import pytest
 
-from adapters.webshop import WebShopAdapter
+from miscue.adapters.webshop import WebShopAdapter
 from miscue.briefs import WriterBrief
 from miscue.graphs import GraphBuilder
 from miscue.planning import Planner
 from miscue.taxonomy import FAULT_TYPES, ExtractionClass, fault_type
 from miscue.writer_view import HIDES_TARGET, LABELS, shared_value
 from miscue.writing import render_composite, render_writer
-from verifiers.text import mechanical
+from miscue.verifiers.text import mechanical
 
 LIMIT = re.compile(r"never more than (\d+) words")
 ANY_LIMIT = re.compile(r"(?:up to|never more than|at most) (\d+) words")

@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pyarrow as pa
 from typer.testing import CliRunner
 
-from flows.cli import app
+from miscue.flows.cli import app
 
 runner = CliRunner()
 
@@ -42,7 +42,7 @@ def test_check_detects_a_tampered_ground_truth(tmp_path):
     fake = GroundTruth.of(rows[0]["gt_kind"], ["0" * 32])
     rows[0].update(gt_value=list(fake.value), gt_hash=fake.hash)
     pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
-    from flows.cli.graphs import check_graphs
+    from miscue.flows.cli.graphs import check_graphs
 
     report = check_graphs("tau2-airline", tmp_path)
     assert [m["intent_id"] for m in report["mismatches"]] == [rows[0]["intent_id"]]
@@ -52,7 +52,7 @@ def test_bad_input_gets_a_clear_error(tmp_path):
     res = runner.invoke(app, ["graphs", "--benchmark", "webshop-typo", "--artifacts", str(tmp_path)])
     assert res.exit_code == 2
     assert "unknown benchmark 'webshop-typo'" in res.output and "tau2-retail" in res.output
-    from flows.cli.graphs import check_graphs
+    from miscue.flows.cli.graphs import check_graphs
     import pytest
 
     from miscue.errors import CorpusError

@@ -18,11 +18,11 @@ from dataclasses import replace
 import duckdb
 import pytest
 
-from flows.stages.composite import CompositeStage, run_composites
-from flows.stages.coverage import Coverage
+from miscue.flows.stages.composite import CompositeStage, run_composites
+from miscue.flows.stages.coverage import Coverage
 from miscue.config import CompositeConfig, parse_ks
-from flows.stages.benchmark import offline_gateway
-from flows.registry import ADAPTERS, adapter_for
+from miscue.flows.stages.benchmark import offline_gateway
+from miscue.flows.registry import ADAPTERS, adapter_for
 from miscue import writing
 from miscue.corpus import ledger
 from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
@@ -40,8 +40,8 @@ from miscue.planning import (
 )
 from miscue.schema import FaultSpec
 from miscue.taxonomy import FAULT_TYPES, fault_type, takes_slot
-from verifiers.agreement import overlap
-from verifiers.composite import (
+from miscue.verifiers.agreement import overlap
+from miscue.verifiers.composite import (
     CompositeExtraction,
     check_composite_text,
     repaired_by_transform,
@@ -583,7 +583,7 @@ def test_build_with_composites_publishes_k_and_reports_coverage(tmp_path):
     report shows admitted combinations and per-type occurrence for each k."""
     import duckdb
 
-    from flows.stages import build as pipeline
+    from miscue.flows.stages import build as pipeline
 
     types = ["contextual_irrelevance", "factual_error", "insufficient_information", "indirect_intent", "referential_ambiguity"]
     out = pipeline.build(["tau2-airline"], types, attempts=1, artifacts=tmp_path, composite_ks=[2])

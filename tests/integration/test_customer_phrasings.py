@@ -23,8 +23,8 @@ import tempfile
 
 import pytest
 
-from flows.registry import adapter_for
-from flows.stages.verify import verify_sync
+from miscue.flows.registry import adapter_for
+from miscue.flows.stages.verify import verify_sync
 from miscue.config import ModelOptions
 from miscue.llm import Gateway
 

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
-from flows.stages import dryrun
+from miscue.flows.stages import dryrun
 from miscue.offline import provider
 from miscue.taxonomy import FAULT_TYPES
 
 A_MIN, B_MIN = 0.80, 0.90
+DATA = Path(__file__).resolve().parents[1] / "data" / "dryrun"  # the committed stand-in dry run
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +32,7 @@ def hosts():
 
 @pytest.fixture(scope="module")
 def committed(hosts):
-    return dryrun.load(dryrun.DATA, hosts)
+    return dryrun.load(DATA, hosts)
 
 
 @pytest.fixture(scope="module")
@@ -53,21 +55,21 @@ def test_the_cell_set_covers_every_type_on_three_hosts(committed):
 
 def test_the_committed_prompts_are_the_ones_the_pipeline_sends(committed):
     """The prompt files are what a stand-in model is handed: the exact messages of today's cards."""
-    rows = dryrun.read_jsonl(dryrun.DATA / dryrun.WRITER_PROMPTS)
+    rows = dryrun.read_jsonl(DATA / dryrun.WRITER_PROMPTS)
     assert len(rows) == len(committed.cells)
     stale = [f"{r['cell_id']} {r['fault_type']}: card {r['card_version']} -> {now['card_version']}"
              for r in rows if (now := committed.writer_prompts.get((r["cell_id"], "writer"))) is None
              or now["prompt_sha"] != r["prompt_sha"] or now["messages"] != r["messages"]]
     assert not stale, "writer prompts out of date (scripts/dryrun_prompts.py render-writer):\n" + "\n".join(stale)
     if committed.writer.present:
-        rows = dryrun.read_jsonl(dryrun.DATA / dryrun.EXTRACT_PROMPTS)
+        rows = dryrun.read_jsonl(DATA / dryrun.EXTRACT_PROMPTS)
         fresh = {(r["cell_id"], r["form"]): r["prompt_sha"] for r in rows}
         want = {k: p["prompt_sha"] for k, p in committed.extract_prompts.items()}
         assert fresh == want, "extraction prompts out of date (scripts/dryrun_prompts.py render-extract)"
 
 
 def test_offline_models_not_worse_than_the_baseline(offline_rows):
-    baseline = json.loads((dryrun.DATA / dryrun.BASELINE).read_text(encoding="utf-8"))
+    baseline = json.loads((DATA / dryrun.BASELINE).read_text(encoding="utf-8"))
     print("\n" + dryrun.table({"offline": offline_rows}))
     admitted = sum(1 for r in offline_rows if r.admitted)
     assert len(offline_rows) == baseline["cells"]
@@ -111,7 +113,7 @@ def _reply(row: dict, model: str) -> dict:
 def replayed(committed, tmp_path_factory):
     """A data directory whose replies are the offline models' own answers to the prompts."""
     data = tmp_path_factory.mktemp("dryrun")
-    shutil.copy(dryrun.DATA / dryrun.CELLS, data / dryrun.CELLS)
+    shutil.copy(DATA / dryrun.CELLS, data / dryrun.CELLS)
     dryrun.write_jsonl(data / dryrun.REPLIES["writer"],
                        [_reply(p, "offline/writer") for p in committed.writer_prompts.values()])
     first = dryrun.load(data, committed.hosts)

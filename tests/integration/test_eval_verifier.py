@@ -5,7 +5,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from flows.cli import app
+from miscue.flows.cli import app
 
 runner = CliRunner()
 

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from support import synthetic_corpus as syn
 
-from flows.cli import app
+from miscue.flows.cli import app
 from miscue import corpus
 from miscue.canonical import canonical_json
 from miscue.corpus.export import size_category

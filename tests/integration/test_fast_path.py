@@ -3,7 +3,7 @@
 Recipes are executed by a fresh fast executor and by tau2's own path (fresh environment from
 disk, replay, hash of the whole database): the fast state digests must partition them exactly as
 the naive hashes do, with identical per-call errors, and the database must end pristine
-(:func:`adapters.tau2.exec.compare_paths`).
+(:func:`miscue.adapters.tau2.exec.compare_paths`).
 
 The naive path costs ~0.4 s a recipe, so the suite runs a sample that still exercises every
 kind of call and pairs of recipes of one node that must reach the same state or tell apart:
@@ -14,7 +14,7 @@ and 173 airline recipes, ~6 minutes) is ``perf/bench_fast_path_equivalence.py``.
 
 import pytest
 
-from adapters.tau2.exec import compare_paths
+from miscue.adapters.tau2.exec import compare_paths
 
 NODE_STRIDE = 8
 PER_NODE = 2
@@ -44,7 +44,7 @@ def test_fast_path_equals_naive_on_a_sample_of_every_kind_of_recipe(domain, requ
 
 def test_the_comparison_catches_a_fast_path_that_merges_states(retail, monkeypatch):
     """Two golden recipes that reach different databases, with the fast digest made blind."""
-    from adapters.tau2 import exec as tau2_exec
+    from miscue.adapters.tau2 import exec as tau2_exec
 
     recipes = sorted({retail.golden_calls(s) for s in retail.load_seeds()}, key=str)[:2]
     assert compare_paths("retail", recipes).ok

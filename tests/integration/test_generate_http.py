@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from flows.stages.single import SingleFaultStage
+from miscue.flows.stages.single import SingleFaultStage
 from miscue.config import GenerateConfig
 from miscue.llm import Gateway, LLMConfig, RoleConfig
 from miscue.offline.provider import answer

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from flows.cli import app
+from miscue.flows.cli import app
 from miscue import corpus
 from miscue.reports import audit
 from support.prefect_server import BIN, ROOT, PrefectServer, http, stop, wait
@@ -154,10 +154,12 @@ def test_regenerate_one_fault_type_carries_every_other_row_over(runs):
 
 def test_audit_flow_canned_report(runs):
     art = runs["artifacts"]
-    out = runner.invoke(app, ["audit", "--report", "rejections", "--by", "benchmark,fault_type,stage", "--json",
-                              "--artifacts", str(art)])
+    args = ["audit", "--report", "rejections", "--by", "benchmark,fault_type,stage", "--json", "--artifacts", str(art)]
+    out = runner.invoke(app, [*args, "--flow"])
     assert out.exit_code == 0, out.output
     got = json.loads(out.stdout)
+    direct = runner.invoke(app, args)  # the default answers without Prefect, the same rows
+    assert direct.exit_code == 0 and json.loads(direct.stdout) == got
     con = audit.connect(art)
     assert (sum(r["rejected_attempts"] for r in got)
             == con.execute("select count(*) from attempts where not admitted").fetchone()[0])
@@ -168,11 +170,14 @@ def test_report_flow_rewrites_a_versions_report(runs):
     art = runs["artifacts"]
     html = art / "reports" / "v0001" / "report.html"
     html.unlink()
-    out = runner.invoke(app, ["report", "v0001", "--json", "--artifacts", str(art)])
+    out = runner.invoke(app, ["report", "v0001", "--flow", "--json", "--artifacts", str(art)])
     assert out.exit_code == 0, out.output
     res = json.loads(out.stdout)
     assert res["version"] == "v0001" and Path(res["html"]) == html.resolve() and html.exists()
     assert {r["Benchmark"] for r in res["table4"]} == {"tau2-retail", "tau2-airline", "all"}
+    html.unlink()
+    direct = runner.invoke(app, ["report", "v0001", "--json", "--artifacts", str(art)])  # no Prefect: the same answer
+    assert direct.exit_code == 0 and json.loads(direct.stdout) == res and html.exists()
 
 
 def test_local_dask_workers_report_to_the_flows_own_ephemeral_server_and_skip_dasks_housekeeping():
@@ -183,7 +188,7 @@ def test_local_dask_workers_report_to_the_flows_own_ephemeral_server_and_skip_da
     from prefect import flow, task
     from prefect.client.orchestration import get_client
 
-    from flows.prefect_flows import LOCAL_CLUSTER_CONFIG, dask_runner, local_cluster
+    from miscue.flows.prefect_flows import LOCAL_CLUSTER_CONFIG, dask_runner, local_cluster
 
     @task
     def api_url_seen() -> Any:

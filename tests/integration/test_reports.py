@@ -11,7 +11,7 @@ import pytest
 
 from support import synthetic_corpus as syn
 
-from flows.stages import build as pipeline
+from miscue.flows.stages import build as pipeline
 from miscue import reports
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from flows.registry import adapter_for
+from miscue.flows.registry import adapter_for
 from miscue.canonical import canonical_json
 from miscue.requirements import audit
 from miscue.schema import GraphLedgerEntry
@@ -129,7 +129,7 @@ def test_graphs_audit_from_the_stored_ledger(tmp_path):
     import duckdb
     from typer.testing import CliRunner
 
-    from flows.cli import app
+    from miscue.flows.cli import app
 
     res = CliRunner().invoke(app, ["graphs", "-b", "tau2-airline", "--json", "--audit", "--artifacts", str(tmp_path)])
     assert res.exit_code == 0, res.output

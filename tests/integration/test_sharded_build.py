@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from flows.stages.shards import shard_graphs
+from miscue.flows.stages.shards import shard_graphs
 from support.dask_cluster import DaskCluster
 from support.drills import cli, run
 from support.prefect_server import PrefectServer

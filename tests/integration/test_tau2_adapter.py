@@ -8,10 +8,10 @@ from collections import Counter
 import pytest
 
 from miscue.host import NotExecutable
-from adapters.tau2.exec import NaiveExecutor, ToolCall
+from miscue.adapters.tau2.exec import NaiveExecutor, ToolCall
 from miscue.schema import Condition
-from flows.registry import adapter_for
-from verifiers.reading import read
+from miscue.flows.registry import adapter_for
+from miscue.verifiers.reading import read
 
 
 def checks(adapter):
@@ -90,7 +90,7 @@ def test_modify_items_pair_order_is_kept(retail):
 
 def _accepted_basic_economy_change(airline):
     """A flight change on a basic-economy reservation that tau2's tool accepts."""
-    from adapters.tau2.airline import alternatives
+    from miscue.adapters.tau2.airline import alternatives
 
     db = airline.db.raw
     for rid, res in db["reservations"].items():
@@ -142,7 +142,7 @@ def test_fast_path_leaves_the_database_pristine(airline):
 def test_tau2_import_is_quiet_and_ignores_dotenv(tmp_path):
     (tmp_path / ".env").write_text("MISCUE_PLANTED_SECRET=leaked\n")
     code = (
-        "import os; from adapters.tau2 import Tau2Adapter; a = Tau2Adapter('airline');"
+        "import os; from miscue.adapters.tau2 import Tau2Adapter; a = Tau2Adapter('airline');"
         "a.run(tuple(a.golden_calls(next(s for s in a.load_seeds() if s.task_id == '9'))), use_cache=False);"
         "print(os.environ.get('MISCUE_PLANTED_SECRET'))"
     )
@@ -293,7 +293,7 @@ def test_flights_are_also_heard_by_their_fare_among_every_itinerary(airline):
     the cheapest one on his new date. The fare's place is counted over every itinerary tau2's
     search offers (nonstop and one-stop), so "the second cheapest" names task 35's flights and
     "the cheapest" does not; a writer is never offered these words."""
-    from adapters.tau2.airline import price_rank, search
+    from miscue.adapters.tau2.airline import price_rank, search
     from miscue.planning import Planner
 
     def intent(task):

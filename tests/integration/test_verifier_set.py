@@ -5,7 +5,7 @@ quarter, and every line valid against the host data (tasks exist, claimed slots 
 from collections import Counter
 from pathlib import Path
 
-from flows.stages.evaluate import load_set
+from miscue.flows.stages.evaluate import load_set
 from miscue.taxonomy import FAULT_TYPES
 
 SET = Path(__file__).resolve().parents[1] / "data" / "verifier_set.jsonl"

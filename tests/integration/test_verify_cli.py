@@ -5,7 +5,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from flows.cli import app
+from miscue.flows.cli import app
 
 runner = CliRunner()
 HEAD = "Hi, I want to exchange items from a delivered order, order #W2378156: the mechanical keyboard and the smart thermostat. "
@@ -134,7 +134,7 @@ def test_the_readings_do_not_depend_on_the_string_hash_seed(tmp_path):
     out = []
     for seed in ("1", "4"):
         proc = subprocess.run(
-            [sys.executable, "-c", "from flows.cli import main; main()", "verify", "-b", "tau2-retail", "--task", "26",
+            [sys.executable, "-c", "from miscue.flows.cli import main; main()", "verify", "-b", "tau2-retail", "--task", "26",
              "-t", "false_presupposition", "--slot", "return.items", "--json", "--artifacts", str(tmp_path / seed), text],
             env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True, text=True, check=True)
         steps = json.loads(proc.stdout)["steps"]

@@ -9,10 +9,10 @@ import pytest
 from rapidfuzz import fuzz
 from support.webshop_tiny import P1, P2, P3, P4, SHOES, every_choice, root_intent, seed_for, tiny_adapter, tiny_files, write_files
 
-from adapters.webshop import WebShopAdapter, price_ceiling, split_of
-from adapters.webshop.matching import COLOR_SET, distinguishable, normalize_color, token_set_ratio
-from adapters.webshop.nouns import HeuristicNouns
-from adapters.webshop.reward import GoalSpec, Product, reward
+from miscue.adapters.webshop import WebShopAdapter, price_ceiling, split_of
+from miscue.adapters.webshop.matching import COLOR_SET, distinguishable, normalize_color, token_set_ratio
+from miscue.adapters.webshop.nouns import HeuristicNouns
+from miscue.adapters.webshop.reward import GoalSpec, Product, reward
 from miscue.graphs import GraphBuilder, battery
 from miscue.host import NotExecutable
 from miscue.schema import Condition, Operator

@@ -11,9 +11,9 @@ import pytest
 from support.webshop_tiny import P1, P2, tiny_files, write_files
 from typer.testing import CliRunner
 
-from adapters.webshop import WebShopAdapter, iter_array, iter_object, read_value_at
-from adapters.webshop.catalogue import Catalogue
-from flows.cli import app
+from miscue.adapters.webshop import WebShopAdapter, iter_array, iter_object, read_value_at
+from miscue.adapters.webshop.catalogue import Catalogue
+from miscue.flows.cli import app
 from miscue.host import HostDataError
 
 @pytest.mark.parametrize(

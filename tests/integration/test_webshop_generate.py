@@ -4,9 +4,9 @@ import asyncio
 
 import pytest
 
-from adapters.webshop import WebShopAdapter
-from flows.stages.benchmark import offline_gateway
-from flows.stages.single import SingleFaultStage
+from miscue.adapters.webshop import WebShopAdapter
+from miscue.flows.stages.benchmark import offline_gateway
+from miscue.flows.stages.single import SingleFaultStage
 from miscue.config import GenerateConfig
 from miscue.graphs import GraphBuilder
 
@@ -32,7 +32,7 @@ def test_every_supported_type_is_admitted_without_leaks(webshop_run):
 
 def test_leaking_text_is_rejected_by_the_text_checks(webshop_run):
     from miscue.planning import Planner
-    from verifiers.text import check_text
+    from miscue.verifiers.text import check_text
 
     adapter, graphs, _ = webshop_run
     graph = graphs[0]

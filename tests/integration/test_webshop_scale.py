@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from adapters.webshop import WebShopAdapter
-from adapters.webshop.adapter import DATA_DIR_VARIABLE
-from adapters.webshop.catalogue import Catalogue
-from adapters.webshop.oracle import all_purchases, purchase_key
+from miscue.adapters.webshop import WebShopAdapter
+from miscue.adapters.webshop.adapter import DATA_DIR_VARIABLE
+from miscue.adapters.webshop.catalogue import Catalogue
+from miscue.adapters.webshop.oracle import all_purchases, purchase_key
 from miscue.graphs import GraphBuilder, battery
 from miscue.host import NotExecutable, Seed
 

@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 from support.webshop_tiny import every_choice
 
-from adapters.webshop import DEFAULT_DATA_DIR, WebShopAdapter
-from flows.cli import app
+from miscue.adapters.webshop import DEFAULT_DATA_DIR, WebShopAdapter
+from miscue.flows.cli import app
 from miscue.graphs import GraphBuilder, battery
 from miscue.schema import Operator
 

@@ -7,7 +7,7 @@ import json
 import pytest
 from support.webshop_tiny import P1, root_intent, tiny_adapter
 
-from adapters.webshop import WebShopAdapter
+from miscue.adapters.webshop import WebShopAdapter
 from miscue.host import NotExecutable
 
 

@@ -13,7 +13,7 @@ import os
 import shutil
 import tempfile
 
-from flows import prefect_env
+from miscue.flows import prefect_env
 
 if "MISCUE_TEST_PREFECT_HOME" not in os.environ:
     os.environ["MISCUE_TEST_PREFECT_HOME"] = tempfile.mkdtemp(prefix="miscue-test-prefect-")

@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from miscue.flows.prefect_env import PREFECT_ENV
+
 BIN = Path(sys.executable).parent
 
 
@@ -108,8 +109,7 @@ class PrefectServer:
         self.home = directory / "prefect-home"
         self.log = directory / "prefect-server.log"
         env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
-        env.update(PREFECT_HOME=str(self.home), PREFECT_SERVER_ANALYTICS_ENABLED="false", DO_NOT_TRACK="1",
-                   PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL="WARNING")
+        env.update(PREFECT_ENV, PREFECT_HOME=str(self.home))
         self.server_env = env
         self.env = {**env, "PREFECT_API_URL": self.api}
         self.procs: list[subprocess.Popen] = []
@@ -120,7 +120,7 @@ class PrefectServer:
             self.procs.append(subprocess.Popen(
                 [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(self.port),
                  "--analytics-off", "--no-ui"],
-                cwd=ROOT, env=self.server_env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
+                cwd=self.home, env=self.server_env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
         try:
             wait("the server's /api/health", lambda: http("GET", f"{self.api}/health") is True, 120, [self.log])
         except BaseException:

@@ -8,7 +8,7 @@ import itertools
 import json
 from pathlib import Path
 
-from adapters.webshop import WebShopAdapter
+from miscue.adapters.webshop import WebShopAdapter
 
 SHOES = "women's running shoes"
 P1, P2, P3, P4 = "B000000001", "B000000002", "B000000003", "B000000004"

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from support import synthetic_corpus as syn
 
-from flows.cli import app
+from miscue.flows.cli import app
 from miscue.reports import audit
 from miscue.reports.readonly import ReadOnlyViolation, read_statements
 
@@ -101,9 +101,9 @@ def test_read_statements_run(corpus_dir, sql):
 def test_every_write_and_every_read_outside_the_corpora_is_refused_with_exit_2(corpus_dir):
     art, outside = corpus_dir
     before = tree(art.parent)
-    # without --no-flow a refused statement is refused before any Prefect flow starts
-    cases = [(["--no-flow"], sql) for sql in writes(art, outside) + outside_reads(outside)]
-    cases += [([], sql) for sql in writes(art, outside) + outside_reads(outside)]
+    # with --flow a refused statement is refused before any Prefect flow starts
+    cases = [([], sql) for sql in writes(art, outside) + outside_reads(outside)]
+    cases += [(["--flow"], sql) for sql in writes(art, outside) + outside_reads(outside)]
     for flow, sql in cases:
         res = runner.invoke(app, ["audit", *flow, "--sql", sql, "--artifacts", str(art)])
         assert res.exit_code == 2, (sql, res.output)
@@ -152,7 +152,7 @@ def test_the_connection_itself_is_locked_down(corpus_dir):
 
 def test_unparsable_sql_is_an_sql_error_not_a_refusal(corpus_dir):
     art, _ = corpus_dir
-    res = runner.invoke(app, ["audit", "--no-flow", "--sql", "selec 1", "--artifacts", str(art)])
+    res = runner.invoke(app, ["audit", "--sql", "selec 1", "--artifacts", str(art)])
     assert res.exit_code == 2 and "SQL error" in res.output and "refused" not in res.output
     with pytest.raises(ReadOnlyViolation, match="statement 2 of 2"):
         read_statements("select 1; drop view samples")

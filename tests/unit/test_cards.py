@@ -13,6 +13,7 @@ from miscue.briefs import FLAWS, ExtractionInput, Materials, WriterBrief
 from miscue.offline import writer
 from miscue.taxonomy import FAULT_TYPES
 from miscue.writer_view import word_budget
+from miscue.errors import MissingResource
 from miscue.writing import (
     PROMPTS_DIR,
     PromptSet,
@@ -270,7 +271,13 @@ def test_parse_targeted():
     assert parse_targeted("nothing") is None
 
 
-def test_prompt_set_reports_a_missing_template(tmp_path):
-    with pytest.raises(FileNotFoundError, match="writer.j2"):
+def test_prompt_set_reports_a_missing_template_as_an_incomplete_installation(tmp_path):
+    with pytest.raises(MissingResource, match="writer.j2.*installation is incomplete") as missing:
         PromptSet(tmp_path).versions()
+    assert missing.value.exit_code == 70
+    shutil.copytree(PROMPTS_DIR, tmp_path / "prompts")
+    (tmp_path / "prompts" / "cards" / "vagueness_subjectivity.j2").unlink()
+    with pytest.raises(MissingResource, match="vagueness_subjectivity.j2"):
+        PromptSet(tmp_path / "prompts").check()
+    PromptSet(PROMPTS_DIR).check()
     assert Path(PROMPTS_DIR).name == "prompts"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from adapters.tau2 import forms
+from miscue.adapters.tau2 import forms
 from miscue.offline.writer.chatter import TOPICS
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from flows.cli import app
+from miscue.flows.cli import app
 from miscue.config import load_llm_file, model_options
 from miscue.llm import model_family
 from miscue.model_check import check_llm_config

@@ -55,7 +55,7 @@ def test_negative_limits_are_refused(kwargs, message):
 
 
 def test_regenerate_refuses_other_models_than_the_parent(tmp_path):
-    from flows.stages.regenerate import RegenerationPlan, check_parent_models
+    from miscue.flows.stages.regenerate import RegenerationPlan, check_parent_models
     from miscue.config import GenerateConfig
 
     parent = {"config": {"llm": recorded_llm(offline_llm_config())}}

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from support import synthetic_corpus as syn
 
-from flows.cli import app
+from miscue.flows.cli import app
 from miscue import corpus
 from miscue.reports import audit
 
@@ -164,7 +164,7 @@ def test_audit_views_cannot_see_staging_or_other_directories(tmp_path):
 def test_audit_cli_canned_sql_and_shell(tmp_path):
     syn.publish(tmp_path)
     syn.publish(tmp_path, parent="v0001")
-    res = runner.invoke(app, ["audit", "--no-flow", "--report", "rejections", "--by", "benchmark,fault_type,stage",
+    res = runner.invoke(app, ["audit", "--report", "rejections", "--by", "benchmark,fault_type,stage",
                               "--json", "--artifacts", str(tmp_path)])
     assert res.exit_code == 0, res.output
     got = {(r["benchmark"], r["fault_type"], r["stage"]): r["rejected_attempts"] for r in json.loads(res.stdout)}
@@ -172,10 +172,10 @@ def test_audit_cli_canned_sql_and_shell(tmp_path):
     assert got[("bench-a", "vagueness_subjectivity", "text")] == 4
     assert got[("bench-a", "factual_error", "agree")] == 2
     assert got[("bench-b", "factual_error", "admit")] == 0
-    res = runner.invoke(app, ["audit", "--no-flow", "--sql", "select version, count(*) n from samples group by 1 order by 1",
+    res = runner.invoke(app, ["audit", "--sql", "select version, count(*) n from samples group by 1 order by 1",
                               "--json", "--artifacts", str(tmp_path)])
     assert json.loads(res.stdout) == [{"version": "v0001", "n": 3}, {"version": "v0002", "n": 3}]
-    res = runner.invoke(app, ["audit", "--no-flow", "--by", "nope", "--artifacts", str(tmp_path)])
+    res = runner.invoke(app, ["audit", "--by", "nope", "--artifacts", str(tmp_path)])
     assert res.exit_code == 2 and "not available" in flat(res.output)
     res = runner.invoke(app, ["audit", "--shell", "--artifacts", str(tmp_path)],
                         input=".tables\nselect benchmark, count(*) as n\n  from edges where version = 'v0002'\n"

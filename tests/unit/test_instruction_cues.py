@@ -1,10 +1,10 @@
 """What a task's instructions say about each requirement (miscue.requirements.cues), host-agnostic,
 on small hand-built domains grounded by the real grounder; and the retail variant order the
-preferences execute with (adapters.tau2.variants)."""
+preferences execute with (miscue.adapters.tau2.variants)."""
 
 from __future__ import annotations
 
-from adapters.tau2.variants import ItemSpec, comparable, item_specs, parse_field, rank, select
+from miscue.adapters.tau2.variants import ItemSpec, comparable, item_specs, parse_field, rank, select
 from miscue.language import Domains, Grounder, LegalValue, SlotDomain
 from miscue.requirements import read_instructions
 

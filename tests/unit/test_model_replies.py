@@ -8,7 +8,7 @@ import pytest
 from miscue.briefs import Requirement
 from miscue.llm import parse_json_reply
 from miscue.model_replies import parse_blind, parse_multi, parse_targeted, parse_writer
-from verifiers.agreement import blind_matches_plan, targeted_agree
+from miscue.verifiers.agreement import blind_matches_plan, targeted_agree
 
 from support.briefs import extraction_input, make_brief
 

@@ -621,7 +621,7 @@ HOST_WRITTEN = [
 @pytest.mark.parametrize("benchmark,task,flaw,requirement,text", HOST_WRITTEN,
                          ids=[f"{b}-{t}-{f}" for b, t, f, _, _ in HOST_WRITTEN])
 def test_extractor_on_hand_written_text_about_a_host_task(name, benchmark, task, flaw, requirement, text):
-    from flows.registry import adapter_for
+    from miscue.flows.registry import adapter_for
     from miscue.briefs import ExtractionInput
     from miscue.planning import Planner
 

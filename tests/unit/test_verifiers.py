@@ -9,9 +9,9 @@ import pytest
 from miscue.briefs import BlindExtraction, TargetedExtraction, WriterBrief
 from miscue.planning import Planner
 from miscue.taxonomy import FAULT_TYPES
-from verifiers.admission import admit
-from verifiers.agreement import blind_matches_plan, grounded_values, targeted_agree
-from verifiers.text import check_text
+from miscue.verifiers.admission import admit
+from miscue.verifiers.agreement import blind_matches_plan, grounded_values, targeted_agree
+from miscue.verifiers.text import check_text
 
 
 @pytest.fixture(scope="module")

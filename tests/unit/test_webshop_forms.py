@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.webshop import WebShopAdapter
-from adapters.webshop.forms import attr_forms, attr_heard, price_forms
+from miscue.adapters.webshop import WebShopAdapter
+from miscue.adapters.webshop.forms import attr_forms, attr_heard, price_forms
 from miscue.language import words
 from miscue.schema import Intent
-from verifiers.reading import read
+from miscue.verifiers.reading import read
 
 
 @pytest.fixture(scope="module")

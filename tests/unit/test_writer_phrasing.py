@@ -115,7 +115,7 @@ def test_one_flight_taken_to_be_full_is_said_in_the_singular():
 
 
 def _bags(n: int):
-    from adapters.tau2.forms import BAG_NOUNS, count_forms
+    from miscue.adapters.tau2.forms import BAG_NOUNS, count_forms
     from miscue.briefs import Requirement, Role
 
     forms = list(count_forms(n, BAG_NOUNS))

@@ -14,7 +14,7 @@ A composite text carries k planned components. It is admitted only when
    claims lies inside the off-topic passage (``composite:same_slot`` / ``composite:same_span``
    / ``composite:value_inside_off_topic``);
 5. every component's targeted answers agree with each other and with the plan, and the
-   component is admitted on its own by the single-fault rule of :func:`verifiers.admission.admit`;
+   component is admitted on its own by the single-fault rule of :func:`miscue.verifiers.admission.admit`;
 6. the merged literal reading (every component's reading applied to the truth at once, built
    from the extractions) is executed and recorded; its failure is recorded, not fatal, unless no
    component reading was executed at all (``composite:no_executed_reading``).
@@ -25,11 +25,11 @@ stage they belong to (a second-pass repair at ``write``, claims and unplanned fa
 ``agree``, a composite with no executed reading at ``admit``).
 """
 
-from verifiers.composite.extraction import (CompositeExtraction, Key, claims_conflict, flaw_of, found_key, missing_components,
-                                            planned_key, unplanned)
-from verifiers.composite.merged import merged_reading
-from verifiers.composite.text import check_composite_text, mark_failure, repaired_by_transform
-from verifiers.composite.verdict import ComponentResult, CompositeResult, verify_composite
+from miscue.verifiers.composite.extraction import (CompositeExtraction, Key, claims_conflict, flaw_of, found_key,
+                                                   missing_components, planned_key, unplanned)
+from miscue.verifiers.composite.merged import merged_reading
+from miscue.verifiers.composite.text import check_composite_text, mark_failure, repaired_by_transform
+from miscue.verifiers.composite.verdict import ComponentResult, CompositeResult, verify_composite
 
 __all__ = ["ComponentResult", "CompositeExtraction", "CompositeResult", "Key", "check_composite_text", "claims_conflict",
            "flaw_of", "found_key", "mark_failure", "merged_reading", "missing_components", "planned_key",

@@ -7,7 +7,7 @@ from typing import Any
 from miscue.canonical import canonical_json
 from miscue.host import Adapter, NotExecutable
 from miscue.schema import Condition, GroundTruth, Intent
-from verifiers.admission import Admission, Reading
+from miscue.verifiers.admission import Admission, Reading
 
 
 

@@ -10,9 +10,9 @@ from miscue.planning import CompositeAttemptPlan
 from miscue.schema import GroundTruth, Intent, Verdict
 from miscue.taxonomy import takes_slot
 from miscue.writing import composite_word_budget
-from verifiers.composite.extraction import composite_verdict
-from verifiers.reading import TextReading, conveyed, read
-from verifiers.text import META, SNAKE_ASSIGN, contains, target_check, words
+from miscue.verifiers.composite.extraction import composite_verdict
+from miscue.verifiers.reading import TextReading, conveyed, read
+from miscue.verifiers.text import META, SNAKE_ASSIGN, contains, target_check, words
 
 
 def mark_failure(brief: WriterBrief, reading: TextReading) -> str | None:

@@ -11,12 +11,12 @@ from miscue.host import Adapter
 from miscue.planning import AttemptPlan, CompositeAttemptPlan
 from miscue.schema import GroundTruth, Intent, Verdict
 from miscue.taxonomy import WHOLE_MESSAGE_TYPES, takes_slot
-from verifiers.admission import Admission, Reading, admit
-from verifiers.agreement import grounded_values, targeted_agree
-from verifiers.reading import read
-from verifiers.composite.extraction import (CompositeExtraction, Key, claims_conflict, composite_verdict, found_key,
-                                            missing_components, planned_key, unplanned)
-from verifiers.composite.merged import merged_reading, moved_reading
+from miscue.verifiers.admission import Admission, Reading, admit
+from miscue.verifiers.agreement import grounded_values, targeted_agree
+from miscue.verifiers.reading import read
+from miscue.verifiers.composite.extraction import (CompositeExtraction, Key, claims_conflict, composite_verdict, found_key,
+                                                   missing_components, planned_key, unplanned)
+from miscue.verifiers.composite.merged import merged_reading, moved_reading
 
 
 

@@ -1,0 +1,1 @@
+"""Data shipped with miscue (``miscue.data``): the small WebShop catalogue in WebShop's three-file format."""
