@@ -75,8 +75,8 @@ def _stage(name: str) -> Any:
 
 
 @_stage("load")
-def load(benchmark: str) -> BenchmarkRun:
-    return stages.stage_load(benchmark)
+def load(benchmark: str, tasks: Optional[list[str]] = None) -> BenchmarkRun:
+    return stages.stage_load(benchmark, tasks)
 
 
 @_stage("graphs")
@@ -100,8 +100,8 @@ def composite_stage(benchmark: str, run: BenchmarkRun, config: CompositeConfig, 
 
 
 @_stage("prepare")
-def prepare(benchmark: str, fault_types: list[str]) -> shards.Prepared:
-    return shards.stage_prepare(benchmark, fault_types)
+def prepare(benchmark: str, fault_types: list[str], tasks: Optional[list[str]] = None) -> shards.Prepared:
+    return shards.stage_prepare(benchmark, fault_types, tasks)
 
 
 @task(name="shard", task_run_name="{kind}-{benchmark}-{index}", cache_policy=NO_CACHE, persist_result=False)
@@ -170,11 +170,12 @@ def local_cluster() -> Iterator[None]:
 
 @flow(name="miscue-build-shards", flow_run_name="shards")
 def sharded_stages(benchmarks: list[str], gen: GenerateConfig, composite: Optional[CompositeConfig], artifacts: str,
-                   models: ModelOptions, control: str) -> tuple[list[BenchmarkRun], list[Any]]:
+                   models: ModelOptions, control: str,
+                   tasks: Optional[dict[str, list[str]]] = None) -> tuple[list[BenchmarkRun], list[Any]]:
     """Every benchmark's stages as tasks on the Dask cluster (see the module docstring): the
     merged runs and each shard's per-role usage. (No gateway parameter: a flow's parameters are
     stored by the Prefect server, and only the model configuration's path may be.)"""
-    prepared = {b: prepare.submit(b, gen.fault_types) for b in benchmarks}
+    prepared = {b: prepare.submit(b, gen.fault_types, (tasks or {}).get(b)) for b in benchmarks}
     runs: dict[str, BenchmarkRun] = {}
     pending: list[tuple[str, str, Any]] = []
     for b in benchmarks:
@@ -222,12 +223,12 @@ def report(version: str, artifacts: str) -> dict[str, Any]:
     return reports.summary_of(out)
 
 
-def _stages(benchmarks: list[str], gen: GenerateConfig, gateway: Any,
-            composite: CompositeConfig | None = None) -> list[BenchmarkRun]:
+def _stages(benchmarks: list[str], gen: GenerateConfig, gateway: Any, composite: CompositeConfig | None = None,
+            tasks: dict[str, list[str]] | None = None) -> list[BenchmarkRun]:
     runs = []
     for b in benchmarks:
         # quote(): Prefect must not walk these objects (host data, graphs) looking for futures
-        run = load(b)
+        run = load(b, (tasks or {}).get(b))
         run = graphs(b, quote(run))
         run = plan(b, quote(run), gen.fault_types, gen.identity)
         run = write_verify(b, quote(run), quote(gen), quote(gateway))
@@ -253,19 +254,22 @@ def _stopped(runs: list[BenchmarkRun]) -> Any:
 def build_flow(benchmarks: Optional[list[str]] = None, fault_types: Optional[list[str]] = None, attempts: int = 4,
                artifacts: str = "artifacts", skip_unchanged: bool = False,
                composite_ks: Optional[list[int]] = None, models: Optional[ModelOptions] = None,
-               workers: Optional[int] = None, dask_address: Optional[str] = None) -> dict[str, Any]:
+               workers: Optional[int] = None, dask_address: Optional[str] = None,
+               tasks: Optional[dict[str, list[str]]] = None) -> dict[str, Any]:
     """All configured benchmarks: load -> graphs -> plan -> write/verify -> publish -> report.
     ``models``: the model configuration's path and the run's limits (default: offline models).
     ``workers`` / ``dask_address``: the stages run as shards on a local Dask cluster of that many
-    worker processes / on the existing cluster at that scheduler address."""
+    worker processes / on the existing cluster at that scheduler address. ``tasks``: a benchmark's
+    task slice (a small build of those tasks alone)."""
     with run_lock(Path(artifacts), command="miscue build"):  # one run per artifacts directory
         return _build(benchmarks, fault_types, attempts, artifacts, skip_unchanged, composite_ks, models,
-                      workers, dask_address)
+                      workers, dask_address, tasks)
 
 
 def _build(benchmarks: Optional[list[str]], fault_types: Optional[list[str]], attempts: int, artifacts: str,
            skip_unchanged: bool, composite_ks: Optional[list[int]], models: Optional[ModelOptions],
-           workers: Optional[int] = None, dask_address: Optional[str] = None) -> dict[str, Any]:
+           workers: Optional[int] = None, dask_address: Optional[str] = None,
+           tasks: Optional[dict[str, list[str]]] = None) -> dict[str, Any]:
     names = stages.check_benchmarks(benchmarks)
     gen = GenerateConfig(attempts=attempts, fault_types=stages.check_fault_types(fault_types))
     comp = CompositeConfig(ks=composite_ks) if composite_ks else None
@@ -273,11 +277,11 @@ def _build(benchmarks: Optional[list[str]], fault_types: Optional[list[str]], at
     if workers or dask_address:
         with shards.run_control(artifacts) as control, (local_cluster() if not dask_address else nullcontext()):
             subflow = sharded_stages.with_options(task_runner=dask_runner(workers, dask_address))
-            runs, usage = subflow(names, gen, comp, artifacts, models or ModelOptions(), control)
+            runs, usage = subflow(names, gen, comp, artifacts, models or ModelOptions(), control, tasks)
         for part in usage:
             gateway.absorb(part)
     else:
-        runs = _stages(names, gen, gateway, comp)
+        runs = _stages(names, gen, gateway, comp, tasks)
     if (stopped := _stopped(runs)) is not None:
         return stopped
     config = stages.run_config(runs, gen, comp, gateway.config)
@@ -305,7 +309,8 @@ def _regenerate(fault_type: str, benchmark: Optional[str], parent: Optional[str]
     plan_ = plan_regeneration(Path(artifacts), fault_type, benchmark, parent)
     gateway = salted_gateway(Path(artifacts), models, plan_.salt)
     check_parent_models(plan_, gateway.config)
-    runs = _stages(plan_.benchmarks, plan_.gen.model_copy(update={"fault_types": [fault_type]}), gateway)
+    runs = _stages(plan_.benchmarks, plan_.gen.model_copy(update={"fault_types": [fault_type]}), gateway,
+                   tasks=plan_.tasks)
     if (stopped := _stopped(runs)) is not None:
         return stopped
     out = publish_regeneration(quote(plan_), quote(runs), artifacts, quote(gateway))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from miscue import resources
 from miscue.errors import UnknownBenchmark
@@ -57,9 +57,13 @@ def check_installed(benchmarks: list[str], options: HostOptions | None = None) -
             resources.require(DEFAULT_DATA_DIR, "the shipped WebShop catalogue")
 
 
-def adapter_for(benchmark: str, options: HostOptions | None = None) -> Adapter:
+def adapter_for(benchmark: str, options: HostOptions | None = None, tasks: Sequence[str] | None = None) -> Adapter:
+    """The benchmark's adapter; restricted to ``tasks`` when given (``--task``: a small build)."""
     try:
         factory = ADAPTERS[benchmark]
     except KeyError:
         raise UnknownBenchmark(f"unknown benchmark {benchmark!r}; known: {', '.join(ADAPTERS)}") from None
-    return factory(options or HostOptions())
+    adapter = factory(options or HostOptions())
+    if tasks:
+        adapter.restrict(tasks)
+    return adapter

@@ -49,9 +49,14 @@ class GraphConfig(BaseModel):
     require_full_quota: bool = False
     min_moved_edges: int = 1
     max_synthetic_per_operator: int = 24
+    #: the task slice a run is restricted to (``--task``); None (every task) is left out of the record
+    tasks: list[str] | None = None
+
+    def record(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude={"tasks"} if self.tasks is None else set())
 
     def config_hash(self, adapter_id: str) -> str:
-        return content_hash(adapter_id, self.model_dump(mode="json"))
+        return content_hash(adapter_id, self.record())
 
 
 class GenerateConfig(BaseModel):
@@ -133,7 +138,7 @@ class RunConfig(BaseModel):
 
     def record(self) -> dict[str, Any]:
         """The canonical dump: the manifest's ``config``."""
-        graphs = {b: {"adapter": self.adapters[b], **self.graphs[b].model_dump(mode="json")} for b in self.benchmarks}
+        graphs = {b: {"adapter": self.adapters[b], **self.graphs[b].record()} for b in self.benchmarks}
         return {"benchmarks": list(self.benchmarks), "graphs": graphs, "generate": self.generate.model_dump(mode="json"),
                 "composite": self.composite.model_dump(mode="json") if self.composite else None,
                 "llm": recorded_llm(self.llm)}

@@ -97,7 +97,8 @@ class GraphBuilder:
 
     def __init__(self, adapter: Adapter, config: GraphConfig | None = None) -> None:
         self.adapter = adapter
-        self.config = config or GraphConfig(**adapter.graph_config())
+        slice_ = list(adapter.task_slice) if adapter.task_slice is not None else None
+        self.config = config or GraphConfig(**adapter.graph_config(), tasks=slice_)
         self.config_hash = self.config.config_hash(adapter.adapter_id)
         self._truths: dict[str, GroundTruth] = {}
         self.rejections: Counter = Counter()
@@ -193,7 +194,8 @@ class GraphBuilder:
 
     # ------------------------------------------------------------------------- build
     def build(self, progress: Callable[[str], None] | None = None) -> GraphBuild:
-        seeds = self.adapter.load_seeds()
+        tasks = self.config.tasks
+        seeds = [s for s in self.adapter.load_seeds() if tasks is None or s.task_id in tasks]
         ledger: dict[str, GraphLedgerEntry] = {}
         valid: list[tuple[str, Intent]] = []
         first_of: dict[str, str] = {}

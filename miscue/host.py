@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Sequence, TypeVar
 
 from miscue.briefs import Act, Identity, Role
-from miscue.errors import HostDataError, MiscueError
+from miscue.errors import BadInput, HostDataError, MiscueError
 from miscue.language import Detail, Domains, Grounder, LegalValue, SlotDomain
 from miscue.requirements import Settled, settle
 from miscue.schema import GroundTruth, Intent
@@ -117,9 +117,28 @@ class Adapter(ABC, Generic[Recipe]):
         """Execute recipes in the host environment; the ground truth is the set of outcomes."""
 
     # ----------------------------------------------------------------- defaults
+    #: the tasks a run is restricted to (``miscue build --task``); None: every task of the host
+    task_slice: tuple[str, ...] | None = None
+
     @property
     def adapter_id(self) -> str:
         return f"{self.name}@{self.version}"
+
+    def restrict(self, tasks: Sequence[str]) -> None:
+        """Use only these tasks: graphs are built from them alone (retrieval looks among them
+        only), so a slice is a small build of its own, recorded in the graph configuration."""
+        wanted = list(dict.fromkeys(str(t) for t in tasks))
+        known = {s.task_id for s in self.load_seeds()}
+        unknown = [t for t in wanted if t not in known]
+        if unknown or not wanted:
+            raise BadInput(f"{self.benchmark} has no task {', '.join(repr(t) for t in unknown) or '(none given)'} "
+                           f"(its {len(known)} task ids run from {min(known, key=_id_order)} to {max(known, key=_id_order)})")
+        self.task_slice = tuple(wanted)
+
+    def seeds(self) -> list[Seed]:
+        """The tasks a run uses: every seed, or the restricted slice, in the host's order."""
+        seeds = self.load_seeds()
+        return seeds if self.task_slice is None else [s for s in seeds if s.task_id in self.task_slice]
 
     def validate(self, seed: Seed) -> SeedCheck:
         """Validate a seed and lift it to its true intent: the lifted intent settled against the
@@ -283,3 +302,7 @@ class Adapter(ABC, Generic[Recipe]):
     def graph_config(self) -> dict[str, Any]:
         """Host-specific graph settings (e.g. whether a graph needs the full quota)."""
         return {"require_full_quota": False}
+
+
+def _id_order(task_id: str) -> tuple[int, str]:
+    return (int(task_id), "") if task_id.isdigit() else (1 << 62, task_id)

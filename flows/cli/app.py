@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from miscue.config import ModelOptions, model_options
-from miscue.errors import MiscueError, RunStopped
+from miscue.errors import BadInput, MiscueError, RunStopped
 from miscue.model_check import check_llm_config
 from miscue.writing import PromptSet
 
@@ -32,6 +32,9 @@ out = Console()
 DEFAULT_ARTIFACTS = Path("artifacts")
 ARTIFACTS = typer.Option(DEFAULT_ARTIFACTS, "--artifacts", help="the artifacts directory")
 AS_JSON = typer.Option(False, "--json", help="print one JSON object instead of tables")
+TASKS = typer.Option(None, "--task",
+                     help="only these tasks: BENCH:ID[,ID...] (or ID with one --benchmark; repeatable) -- a small build "
+                          "of those tasks alone, recorded in the manifest's graph configuration")
 QUIET = typer.Option(False, "--quiet", "-q", help="no progress (bars on a terminal, else a line per stage and a heartbeat)")
 
 # The model options every model-calling command takes (see miscue.config.ModelOptions).
@@ -81,6 +84,24 @@ def models_or_fail(llm_config: Path | None, max_cost: float | None = None, price
         source = f"model configuration {llm_config}" if llm_config else "the offline models"
         check_llm_config(options.resolve()).raise_problems(source)
     return options
+
+
+def parse_tasks(values: list[str] | None, benchmarks: list[str]) -> dict[str, list[str]] | None:
+    """``--task`` values as {benchmark: [task ids]} (BadInput for a benchmark not in the build, or
+    a bare id when the build has more than one benchmark); the ids are checked when the host loads."""
+    if not values:
+        return None
+    tasks: dict[str, list[str]] = {}
+    for value in values:
+        bench, sep, ids = value.rpartition(":")
+        if not sep:
+            if len(benchmarks) != 1:
+                raise BadInput(f"--task {value}: name the benchmark (BENCH:ID) when the build has several")
+            bench = benchmarks[0]
+        if bench not in benchmarks:
+            raise BadInput(f"--task {value}: {bench!r} is not a benchmark of this run ({', '.join(benchmarks)})")
+        tasks.setdefault(bench, []).extend(i.strip() for i in ids.split(",") if i.strip())
+    return {b: list(dict.fromkeys(ids)) for b, ids in tasks.items()}
 
 
 def print_json(obj: Any) -> None:

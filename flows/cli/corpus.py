@@ -15,8 +15,8 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, QUIET, app, artifacts_arg,
-                                  err, exit_codes, fmt, models_or_fail, out, print_json)
+from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, QUIET, TASKS, app,
+                                  artifacts_arg, err, exit_codes, fmt, models_or_fail, out, parse_tasks, print_json)
 from miscue.flows.cli.progress import progress, progress_mode
 from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types
 from miscue.flows.stages.regenerate import check_parent_models, plan_regeneration
@@ -54,6 +54,7 @@ def build(
     fault_type_: Optional[list[str]] = typer.Option(
         None, "--fault-type", "-t", help="restrict to these fault types (repeatable; default: all 11)"),
     attempts: int = typer.Option(4, min=1, help="attempts per cell"),
+    task: Optional[list[str]] = TASKS,
     skip_unchanged: bool = typer.Option(
         False, "--skip-unchanged", help="publish nothing when every table equals the latest version's"),
     composite: Optional[str] = typer.Option(None, "--composite", help="also compose k faults per request, e.g. 2,4 (k in 2..4)"),
@@ -86,6 +87,7 @@ def build(
         composite_ks = parse_ks(composite) if composite else None
         names = check_benchmarks(benchmark)
         types = check_fault_types(fault_type_)
+        tasks = parse_tasks(task, names)
     models = models_or_fail(llm_config, max_cost, price, replay_only)
     started = time.perf_counter()
     from miscue.flows.prefect_flows import build_flow, run_flow
@@ -94,7 +96,8 @@ def build(
     with exit_codes(), run_lock(artifacts, command="miscue build"), progress(progress_mode(quiet, as_json)):
         res = run_flow(build_flow, err.print, benchmarks=names, fault_types=types, attempts=attempts,
                          artifacts=artifacts_arg(artifacts), skip_unchanged=skip_unchanged,
-                         composite_ks=composite_ks, models=models, workers=workers, dask_address=dask_address)
+                         composite_ks=composite_ks, models=models, workers=workers, dask_address=dask_address,
+                       tasks=tasks)
     res["seconds"] = round(time.perf_counter() - started, 1)
     _print_result(res, as_json, "build")
 

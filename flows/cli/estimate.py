@@ -8,7 +8,8 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from miscue.flows.cli.app import ARTIFACTS, AS_JSON, LLM_CONFIG, PRICE, app, exit_codes, models_or_fail, out, print_json
+from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, PRICE, TASKS, app, exit_codes, models_or_fail, out,
+                                  parse_tasks, print_json)
 from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types
 from miscue.flows.stages.estimate import estimate_run
 from miscue.config import CompositeConfig, GenerateConfig, parse_ks
@@ -21,6 +22,7 @@ def estimate(
     fault_type_: Optional[list[str]] = typer.Option(None, "--fault-type", "-t",
                                                     help="restrict to these fault types (repeatable)"),
     attempts: int = typer.Option(4, min=1, help="attempts per cell"),
+    task: Optional[list[str]] = TASKS,
     composite: Optional[str] = typer.Option(None, "--composite",
                                             help="include composites of these k, e.g. 2,4 (as `build --composite`)"),
     llm_config: Optional[Path] = LLM_CONFIG,
@@ -35,7 +37,7 @@ def estimate(
         gen = GenerateConfig(attempts=attempts, fault_types=check_fault_types(fault_type_))
         names = check_benchmarks(benchmark)
         comp = CompositeConfig(ks=parse_ks(composite)) if composite else None  # as build: every type
-        result = estimate_run(names, gen, comp, config, artifacts)
+        result = estimate_run(names, gen, comp, config, artifacts, parse_tasks(task, names))
     parts = result["benchmarks"]
     if as_json:
         print_json(result)

@@ -90,12 +90,12 @@ class BenchmarkRun:
         return GraphBuilder(self.adapter).config
 
 
-def stage_load(benchmark: str) -> BenchmarkRun:
-    """Load the host's tasks (fails fast on bad host data)."""
+def stage_load(benchmark: str, tasks: list[str] | None = None) -> BenchmarkRun:
+    """Load the host's tasks, or the slice ``tasks`` of them (fails fast on bad host data)."""
     t = time.perf_counter()
     report_progress(f"load {benchmark}", 0, 1)
-    adapter = adapter_for(benchmark)
-    run = BenchmarkRun(benchmark, adapter, adapter.load_seeds())
+    adapter = adapter_for(benchmark, tasks=tasks)
+    run = BenchmarkRun(benchmark, adapter, adapter.seeds())
     run.seconds["load"] = round(time.perf_counter() - t, 2)
     report_progress(f"load {benchmark}", 1, 1, tasks=len(run.seeds))
     return run

@@ -19,7 +19,7 @@ from miscue.runlock import run_lock
 
 def build(benchmarks: list[str] | None = None, fault_types: list[str] | None = None, attempts: int = 4,
           artifacts: Path = Path("artifacts"), skip_unchanged: bool = False, composite_ks: list[int] | None = None,
-          models: ModelOptions | None = None) -> dict[str, Any]:
+          models: ModelOptions | None = None, tasks: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """The whole build without Prefect (the flow runs the same stages as tasks)."""
     artifacts = Path(artifacts)
     with run_lock(artifacts, command="miscue build (no flow)"):
@@ -29,7 +29,7 @@ def build(benchmarks: list[str] | None = None, fault_types: list[str] | None = N
         gateway = make_gateway(artifacts, models)
         runs = []
         for b in names:
-            run = stage_load(b)
+            run = stage_load(b, (tasks or {}).get(b))
             stage_graphs(run)
             stage_plan(run, gen.fault_types, gen.identity)
             stage_write_verify(run, gen, gateway)

@@ -21,13 +21,13 @@ from miscue.planning import Planner
 
 
 def estimate_run(benchmarks: list[str], gen: GenerateConfig, comp: CompositeConfig | None, config: LLMConfig,
-                 artifacts: Path) -> dict[str, Any]:
-    """The estimate of every part of every benchmark, and their total."""
+                 artifacts: Path, tasks: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """The estimate of every part of every benchmark (or of its task slice), and their total."""
     parts: dict[str, dict[str, Any]] = {}
     gateway = Gateway(config, artifacts / "store")
     previous = _comparable_version(artifacts, config)
     for name in benchmarks:
-        adapter = adapter_for(name)
+        adapter = adapter_for(name, tasks=(tasks or {}).get(name))
         graphs = GraphBuilder(adapter).build().graphs
         planner = Planner(adapter)
         outcomes = _cell_outcomes(artifacts, name, previous)

@@ -28,6 +28,12 @@ class RegenerationPlan:
     salt: str
     parent_manifest: dict[str, Any]
 
+    @property
+    def tasks(self) -> dict[str, list[str]]:
+        """The task slice each benchmark of the parent was built on (none: every task)."""
+        graphs = self.parent_manifest["config"].get("graphs", {})
+        return {b: graphs[b]["tasks"] for b in self.benchmarks if graphs.get(b, {}).get("tasks")}
+
 
 def plan_regeneration(artifacts: Path, fault_type_: str, benchmark: str | None, parent: str | None) -> RegenerationPlan:
     """Check the request against the parent version and fix the salt."""

@@ -66,6 +66,7 @@ class Prepared:
     graphs: GraphBuild
     plans: dict[str, int]
     seconds: dict[str, float]
+    tasks: tuple[str, ...] | None = None  # the task slice it was built on
 
 
 @dataclass
@@ -96,22 +97,23 @@ class ShardResult:
 
 
 @lru_cache(maxsize=None)
-def cached_adapter(benchmark: str) -> Adapter:
-    """One adapter per benchmark and worker process (its host data is read once)."""
-    return adapter_for(benchmark)
+def cached_adapter(benchmark: str, tasks: tuple[str, ...] | None = None) -> Adapter:
+    """One adapter per benchmark (and task slice) and worker process (its host data is read once)."""
+    return adapter_for(benchmark, tasks=tasks)
 
 
-def stage_prepare(benchmark: str, fault_types: list[str]) -> Prepared:
+def stage_prepare(benchmark: str, fault_types: list[str], tasks: list[str] | None = None) -> Prepared:
     """load -> graphs -> plan of one benchmark (on a worker)."""
-    run = stage_plan(stage_graphs(stage_load(benchmark)), fault_types)
+    run = stage_plan(stage_graphs(stage_load(benchmark, tasks)), fault_types)
     assert run.graphs is not None
-    return Prepared(benchmark, run.seeds, run.graphs, run.plans, run.seconds)
+    return Prepared(benchmark, run.seeds, run.graphs, run.plans, run.seconds, run.adapter.task_slice)
 
 
 def adopt(prepared: Prepared) -> BenchmarkRun:
     """The main process's :class:`BenchmarkRun` of a prepared benchmark (its adapter loaded here:
     publishing asks it for the input hashes and its graph configuration)."""
-    return BenchmarkRun(prepared.benchmark, cached_adapter(prepared.benchmark), prepared.seeds, graphs=prepared.graphs,
+    adapter = cached_adapter(prepared.benchmark, prepared.tasks)
+    return BenchmarkRun(prepared.benchmark, adapter, prepared.seeds, graphs=prepared.graphs,
                         plans=dict(prepared.plans), seconds=dict(prepared.seconds))
 
 
