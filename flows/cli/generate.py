@@ -9,8 +9,8 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, QUIET, app, err,
-                                  exit_codes, models_or_fail, out, print_json)
+from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, QUIET, TASKS, app, err,
+                                  exit_codes, models_or_fail, out, parse_tasks, print_json)
 from miscue.flows.cli.progress import progress, progress_mode
 from miscue.flows.registry import ADAPTERS
 from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types
@@ -34,6 +34,7 @@ def _table(s: dict[str, Any]) -> Table:
 def generate(
     benchmark: list[str] = typer.Option(list(ADAPTERS), "--benchmark", "-b", help="repeatable"),
     attempts: int = typer.Option(4, min=1, help="attempts per cell"),
+    task: Optional[list[str]] = TASKS,
     fault_type_: Optional[list[str]] = typer.Option(None, "--fault-type", "-t",
                                                     help="restrict to these fault types (repeatable)"),
     llm_config: Optional[Path] = LLM_CONFIG,
@@ -54,11 +55,12 @@ def generate(
         names = check_benchmarks(benchmark)
         gen = GenerateConfig(attempts=attempts, fault_types=check_fault_types(fault_type_),
                              max_concurrent_cells=max_concurrent_cells)
+        tasks = parse_tasks(task, names)
     gateway = Gateway(models.resolve(), artifacts / "store")
     results = []
     for bench in names:
         with exit_codes(), progress(progress_mode(quiet, as_json)):
-            summary = generate_pass(bench, artifacts, gen, gateway, lock_wait=wait)
+            summary = generate_pass(bench, artifacts, gen, gateway, lock_wait=wait, tasks=(tasks or {}).get(bench))
         summary["spent"] = round(gateway.spent, 6)
         results.append(summary)
         if not as_json:

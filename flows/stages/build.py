@@ -46,7 +46,7 @@ def build(benchmarks: list[str] | None = None, fault_types: list[str] | None = N
 
 
 def generate(benchmark: str, artifacts: Path, gen: GenerateConfig, gateway: Gateway,
-             lock_wait: bool = False) -> dict[str, Any]:
+             lock_wait: bool = False, tasks: list[str] | None = None) -> dict[str, Any]:
     """One benchmark's single-fault pass (graphs, every cell) without publishing: the ledger
     (cells, attempts, samples, llm_calls) goes to ``artifacts/runs/<benchmark>/``; returns the
     run's summary. The pass holds the artifacts directory's run lock (re-entrant); progress goes
@@ -54,7 +54,8 @@ def generate(benchmark: str, artifacts: Path, gen: GenerateConfig, gateway: Gate
     started = time.perf_counter()
     artifacts = Path(artifacts)
     with run_lock(artifacts, command=f"miscue generate {benchmark}", wait=lock_wait):
-        run = stage_write_verify(stage_plan(stage_graphs(stage_load(benchmark)), gen.fault_types, gen.identity), gen, gateway)
+        run = stage_plan(stage_graphs(stage_load(benchmark, tasks)), gen.fault_types, gen.identity)
+        run = stage_write_verify(run, gen, gateway)
         if run.stopped:
             raise run.stopped
         assert run.result is not None
