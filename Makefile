@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # requirements-flows.lock: prefect (the flows) and playwright (the report's browser test)
 LOCKS := requirements.lock requirements-flows.lock
 
-.PHONY: run test lint browser lock clean
+.PHONY: run check test lint browser lock clean
 
 $(STAMP): $(LOCKS) pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,10 +18,13 @@ $(STAMP): $(LOCKS) pyproject.toml
 run: $(STAMP)
 	$(VENV)/bin/miscue build
 
-# the tests start with the linters: a broken layer, a Prefect import outside flows/prefect_flows.py,
-# an import cycle or a ruff finding fails the build. Two pytest-xdist workers, a test module each
-# at a time (its module fixtures -- whole builds -- are made once): most tests run one build or
-# one process, so two cores take the suite from ~51 to ~30 minutes
+# the fast lane while working: lint + tests/unit (no graph build, no server, no subprocess;
+# tests/unit/test_tiers.py keeps it so), under two minutes on two cores
+check: lint $(STAMP)
+	$(VENV)/bin/python -m pytest -q -n 2 tests/unit
+
+# the whole suite (what CI runs): lint, then every tier on two pytest-xdist workers, a test module
+# each at a time (a module's fixtures -- small builds, a Prefect server -- are made once)
 test: lint $(STAMP) browser
 	$(VENV)/bin/python -m pytest -q -n 2 --dist loadfile
 

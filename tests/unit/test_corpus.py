@@ -214,18 +214,6 @@ def test_duckdb_reads_the_files_directly(tmp_path):
     assert got == (len(syn.rows()["attempts"]),)
 
 
-def test_concurrent_publishers_get_distinct_versions(tmp_path):
-    """Four processes publish at once: each gets its own number, none overwrites another."""
-    import multiprocessing as mp
-
-    ctx = mp.get_context("fork")
-    with ctx.Pool(4) as pool:
-        got = pool.map(syn.publish, [tmp_path] * 4)
-    assert sorted(got) == ["v0001", "v0002", "v0003", "v0004"]
-    assert all(corpus.verify_corpus(v, tmp_path).ok for v in got)
-    assert list((tmp_path / ".staging").iterdir()) == []
-
-
 def test_sweep_staging_removes_what_a_killed_publish_left(tmp_path):
     staging = tmp_path / corpus.STAGING_DIR
     (staging / "v0001-abc").mkdir(parents=True)

@@ -1,4 +1,5 @@
-"""Planning, text checks, agreement and executable admission on real tau2 graphs.
+"""Planning, text checks, agreement and executable admission on real tau2 graphs (small task
+slices of the real hosts, built in a second or so).
 
 The extractions here are written by hand (no model involved) so each rule is exercised on
 exactly the case it must accept or reject.
@@ -6,6 +7,8 @@ exactly the case it must accept or reject.
 
 import pytest
 
+from miscue.flows.registry import adapter_for
+from miscue.graphs import GraphBuilder
 from miscue.briefs import BlindExtraction, TargetedExtraction, WriterBrief
 from miscue.planning import Planner
 from miscue.taxonomy import FAULT_TYPES
@@ -14,9 +17,29 @@ from miscue.verifiers.agreement import blind_matches_plan, grounded_values, targ
 from miscue.verifiers.text import check_text
 
 
+#: retail task 0, and task 7 whose graph plans a lexical ambiguity; one airline task
+RETAIL_SLICE, AIRLINE_SLICE = ["0", "7"], ["7"]
+
+
 @pytest.fixture(scope="module")
-def task0(retail, retail_build):
-    graph = next(g for g in retail_build.graphs if g.task_id == "0")
+def retail():
+    return adapter_for("tau2-retail", tasks=RETAIL_SLICE)
+
+
+@pytest.fixture(scope="module")
+def retail_graphs(retail):
+    return GraphBuilder(retail).build()
+
+
+@pytest.fixture(scope="module")
+def airline_graphs():
+    adapter = adapter_for("tau2-airline", tasks=AIRLINE_SLICE)
+    return adapter, GraphBuilder(adapter).build()
+
+
+@pytest.fixture(scope="module")
+def task0(retail, retail_graphs):
+    graph = next(g for g in retail_graphs.graphs if g.task_id == "0")
     return retail, graph, Planner(retail)
 
 
@@ -37,12 +60,13 @@ def _plain(brief: WriterBrief, drop: str | None = None, extra: str = "") -> str:
     return f"I'd like to {brief.request}: " + "; ".join(parts) + extra + "."
 
 
-def test_every_type_is_planned_or_explained(task0, airline, airline_build):
+def test_every_type_is_planned_or_explained(task0, airline_graphs):
     adapter, graph, planner = task0
     cells = planner.cells(graph, list(FAULT_TYPES))
     assert {c.fault_type for c in cells} == set(FAULT_TYPES)
     assert all(c.status == "planned" or c.reason for c in cells)
-    air = Planner(airline).cells(airline_build.graphs[0], list(FAULT_TYPES))
+    airline, build = airline_graphs
+    air = Planner(airline).cells(build.graphs[0], list(FAULT_TYPES))
     mismatch = next(c for c in air if c.fault_type == "tool_capability_mismatch")
     assert mismatch.status == "unsupported" and "airline" in mismatch.reason
 
@@ -132,9 +156,9 @@ def test_extra_detail_is_executed(task0):
     assert _check(task0, plan.brief, _plain(plan.brief)).code == "text:extra_detail_absent"
 
 
-def test_lexical_readings_must_differ_with_one_true(task0, retail, retail_build):
+def test_lexical_readings_must_differ_with_one_true(task0, retail, retail_graphs):
     planner = Planner(retail)
-    for graph in retail_build.graphs:
+    for graph in retail_graphs.graphs:
         cell = planner.cells(graph, ["lexical_ambiguity"])[0]
         if cell.status == "planned":
             break
