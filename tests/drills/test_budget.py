@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from support.drills import BENCH, FAULT, cli, run, store_files
+from support.drills import SLICE, BENCH, FAULT, cli, run, store_files
 
 PRICE = "0.000001"
 TOLERANCE = 0.25
@@ -18,7 +18,7 @@ TOLERANCE = 0.25
 
 def test_estimate_cap_stop_and_resume(tmp_path):
     art = tmp_path / "art"
-    common = ["-b", BENCH, "-t", FAULT, "--attempts", "2", "--price", PRICE, "--artifacts", str(art)]
+    common = ["-b", BENCH, "--task", SLICE, "-t", FAULT, "--attempts", "2", "--price", PRICE, "--artifacts", str(art)]
     est = run(cli("estimate", *common, "--json"), timeout=120)
     assert est.returncode == 0, est.stderr
     predicted = json.loads(est.stdout)

@@ -27,21 +27,21 @@ from typing import Any
 
 import pytest
 
-from support.drills import (BENCH, ENV_KEYS, FAULT, PARAM_KEY, ModelServer, cli, kill, kill_at_store_sizes, llm_config, popen,
-                           repeated_requests, run, scan_for_secrets, store_files, store_request_ids, wait_for,
+from support.drills import (BENCH, ENV_KEYS, FAULT, PARAM_KEY, SLICE, ModelServer, cli, kill, kill_at_store_sizes, llm_config,
+                           popen, repeated_requests, run, scan_for_secrets, store_files, store_request_ids, wait_for,
                            write_config)
 from miscue import corpus
 from support.prefect_server import PrefectServer
 
 PRICE = "0.000001"
-KILL_AT = [10, 35, 65, 95, 120]  # store entries present when the SIGKILL lands (~140 requests in all)
+KILL_AT = [5, 15, 25, 35, 45]  # store entries present when the SIGKILL lands (~60 requests in all)
 
 pytestmark = pytest.mark.slow
 
 
 def _build(artifacts: Path, config: Path, *extra: str) -> list[str]:
-    return cli("build", "-b", BENCH, "-t", FAULT, "--attempts", "2", "--llm-config", str(config), "--price", PRICE,
-               "--artifacts", str(artifacts), "--json", *extra)
+    return cli("build", "-b", BENCH, "--task", SLICE, "-t", FAULT, "--attempts", "2", "--llm-config", str(config),
+               "--price", PRICE, "--artifacts", str(artifacts), "--json", *extra)
 
 
 def _hashes(artifacts: Path, version: str) -> dict[str, str]:
@@ -137,7 +137,7 @@ def test_build_budget_stops_cleanly_and_resumes_with_a_higher_cap(prefect, refer
     art = tmp_path / "capped"
     with ModelServer() as server:
         config = write_config(tmp_path / "llm.json", llm_config(server.base_url))
-        est = run(cli("estimate", "-b", BENCH, "-t", FAULT, "--attempts", "2", "--llm-config", str(config),
+        est = run(cli("estimate", "-b", BENCH, "--task", SLICE, "-t", FAULT, "--attempts", "2", "--llm-config", str(config),
                       "--price", PRICE, "--artifacts", str(art), "--json"), timeout=120)
         assert est.returncode == 0, est.stderr
         predicted = json.loads(est.stdout)
@@ -157,8 +157,9 @@ def test_build_budget_stops_cleanly_and_resumes_with_a_higher_cap(prefect, refer
         finished = store_request_ids(art)
         server.segment = 1
 
-        est2 = json.loads(run(cli("estimate", "-b", BENCH, "-t", FAULT, "--attempts", "2", "--llm-config", str(config),
-                                  "--price", PRICE, "--artifacts", str(art), "--json"), timeout=120).stdout)
+        est2 = json.loads(run(cli("estimate", "-b", BENCH, "--task", SLICE, "-t", FAULT, "--attempts", "2",
+                                  "--llm-config", str(config), "--price", PRICE, "--artifacts", str(art), "--json"),
+                              timeout=120).stdout)
         assert est2["store_hits"] > 0 and est2["calls"] < predicted["calls"]
 
         resumed = run(_build(art, config, "--max-cost", str(round(predicted["cost"] * 3, 6))), timeout=240, env=prefect.env)
@@ -217,7 +218,7 @@ class Stopped:
 
 def _stop_midway(prefect: Any, reference: dict[str, Any], tmp_path: Path, stop: Callable[[Any, Any], None],
                  own_prefect: bool = False) -> Stopped:
-    """Start a build, let 40 exchanges reach the store, ``stop(proc, server)``, wait for the build
+    """Start a build, let 20 exchanges reach the store, ``stop(proc, server)``, wait for the build
     to end, then rerun it to the end against the same model server. ``own_prefect``: the stopped
     build starts Prefect's local server itself (no PREFECT_API_URL), as ``make run`` does. Every
     process the build started must be gone when it has ended."""
@@ -230,7 +231,7 @@ def _stop_midway(prefect: Any, reference: dict[str, Any], tmp_path: Path, stop: 
         own = {"PREFECT_HOME": str(tmp_path / "prefect-home"), "PREFECT_API_URL": ""}
         proc = popen(_build(art, config), env=own if own_prefect else prefect.env, log=log)
         try:
-            assert wait_for(lambda: len(store_files(art)) >= 40 or proc.poll() is not None, 180, 0.01)
+            assert wait_for(lambda: len(store_files(art)) >= 20 or proc.poll() is not None, 180, 0.01)
             assert proc.poll() is None, "the build ended before it was stopped"
             children = psutil.Process(proc.pid).children(recursive=True)
             assert children or not own_prefect, "Prefect's local server runs as a child of the build"

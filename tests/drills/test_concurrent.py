@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 import subprocess
 
-from support.drills import BENCH, FAULT, ROOT, cli, store_files, table_hash
+from support.drills import SLICE, BENCH, FAULT, ROOT, cli, store_files, table_hash
 
 
 def test_two_runs_at_once_one_refuses(tmp_path):
     art = tmp_path / "art"
-    args = cli("generate", "-b", BENCH, "-t", FAULT, "--attempts", "2", "--artifacts", str(art))
+    args = cli("generate", "-b", BENCH, "--task", SLICE, "-t", FAULT, "--attempts", "2", "--artifacts", str(art))
     procs = [subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT) for _ in range(2)]
     outs = []
     for p in procs:
@@ -34,7 +34,7 @@ def test_two_runs_at_once_one_refuses(tmp_path):
     assert not list((art / "store").rglob("*.tmp"))
 
     solo = tmp_path / "solo"
-    done = subprocess.run(cli("generate", "-b", BENCH, "-t", FAULT, "--attempts", "2", "--artifacts", str(solo)),
+    done = subprocess.run(cli("generate", "-b", BENCH, "--task", SLICE, "-t", FAULT, "--attempts", "2", "--artifacts", str(solo)),
                           capture_output=True, text=True, timeout=150, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     for name in ("cells", "attempts", "samples"):

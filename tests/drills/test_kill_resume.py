@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import subprocess
 
-from support.drills import (BENCH, FAULT, ModelServer, cli, kill_at_store_sizes, llm_config, popen,
+from support.drills import (SLICE, BENCH, FAULT, ModelServer, cli, kill_at_store_sizes, llm_config, popen,
                            repeated_requests, run, store_files, table_hash, write_config)
 
-KILL_AT = [8, 25, 45, 70, 95, 120]  # store entries present when the SIGKILL lands
+KILL_AT = [4, 12, 20, 28, 36, 44]  # store entries present when the SIGKILL lands (~60 requests in all)
 
 
 def _args(artifacts, config):
-    return cli("generate", "-b", BENCH, "-t", FAULT, "--attempts", "2", "--llm-config", str(config),
+    return cli("generate", "-b", BENCH, "--task", SLICE, "-t", FAULT, "--attempts", "2", "--llm-config", str(config),
                "--artifacts", str(artifacts), "--json")
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
-from support.drills import (BENCH, FAULT, ModelServer, cli, empty_body, kill, llm_config, popen, reset, run,
+from support.drills import (SLICE, BENCH, FAULT, ModelServer, cli, empty_body, kill, llm_config, popen, reset, run,
                            store_files, store_request_ids, wait_for, write_config)
 from miscue.flows.stages.single import SingleFaultStage
 from miscue.config import GenerateConfig
@@ -52,8 +52,9 @@ def test_terminal_faults_stop_cleanly_and_a_rerun_resumes(tmp_path):
     outcomes = []
     with ModelServer() as server:
         config = write_config(tmp_path / "llm.json", llm_config(server.base_url))
-        args = cli("generate", "-b", BENCH, "-t", FAULT, "--attempts", "2", "--llm-config", str(config), "--artifacts", str(art))
-        for segment, (fault, at) in enumerate([(insufficient_quota(), 20), (unauthorized(), 60)]):
+        args = cli("generate", "-b", BENCH, "--task", SLICE, "-t", FAULT, "--attempts", "2", "--llm-config", str(config),
+                   "--artifacts", str(art))
+        for segment, (fault, at) in enumerate([(insufficient_quota(), 12), (unauthorized(), 35)]):
             server.segment = segment
             log = tmp_path / f"seg{segment}.log"
             proc = popen(args, log=log)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from support.drills import (BENCH, ENV_KEYS, FAULT, PARAM_KEY, ModelServer, cli, kill, llm_config, popen, run,
+from support.drills import (SLICE, BENCH, ENV_KEYS, FAULT, PARAM_KEY, ModelServer, cli, kill, llm_config, popen, run,
                            scan_for_secrets, store_files, wait_for, write_config)
 from support.openai_stub import rate_limited, server_error, unauthorized
 
@@ -21,7 +21,8 @@ def test_no_key_reaches_artifacts_or_logs(tmp_path, monkeypatch, caplog, capfd):
     texts = {}
     with ModelServer() as server:
         config = write_config(tmp_path / "llm.json", llm_config(server.base_url, api_key=PARAM_KEY))
-        args = cli("generate", "-b", BENCH, "-t", FAULT, "--attempts", "2", "--llm-config", str(config), "--artifacts", str(art))
+        args = cli("generate", "-b", BENCH, "--task", SLICE, "-t", FAULT, "--attempts", "2", "--llm-config", str(config),
+                   "--artifacts", str(art))
         server.enqueue(rate_limited("0.1"), server_error(500))
         log = tmp_path / "stop.log"
         proc = popen(args, log=log)
@@ -36,7 +37,7 @@ def test_no_key_reaches_artifacts_or_logs(tmp_path, monkeypatch, caplog, capfd):
         done = run(args + ["--json"], timeout=120, env={**ENV_KEYS, "LITELLM_LOG": "DEBUG"})
         assert done.returncode == 0, done.stderr
         texts["resumed run stdout"], texts["resumed run stderr"] = done.stdout, done.stderr
-        assert len(server.requests) > 100
+        assert len(server.requests) > 50  # the slice's ~60 requests, stopped once and resumed
 
         # in-process too (loguru/logging captured), including a publish of the run's ledger
         import pyarrow.parquet as pq

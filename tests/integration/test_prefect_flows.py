@@ -1,8 +1,8 @@
 """The Prefect flows end to end through the CLI, and the scheduled deployment on a real server.
 
 The CLI runs each flow in-process against Prefect's ephemeral server (private PREFECT_HOME,
-see tests/support/prefect_home.py). The builds are small (both tau2 benchmarks, two fault types, one
-attempt per cell) so the module stays well under two minutes.
+see tests/support/prefect_home.py). The builds are small (a slice of a few tasks of both tau2 benchmarks,
+two fault types, one attempt per cell) so the module stays well under two minutes.
 """
 
 from __future__ import annotations
@@ -25,7 +25,10 @@ from miscue.reports import audit
 from support.prefect_server import BIN, ROOT, PrefectServer, http, stop, wait
 
 runner = CliRunner()
-SMALL = ["-b", "tau2-retail", "-b", "tau2-airline", "-t", "factual_error", "-t", "vagueness_subjectivity", "--attempts", "1"]
+#: a small build: a slice of each tau2 host (graphs of those tasks alone), two fault types, one attempt per cell
+SLICES = {"tau2-retail": ["0", "7", "10", "20", "33"], "tau2-airline": ["5", "7", "12", "23"]}
+SMALL = ["-b", "tau2-retail", "-b", "tau2-airline", "-t", "factual_error", "-t", "vagueness_subjectivity", "--attempts", "1",
+         *(arg for b, ids in SLICES.items() for arg in ("--task", f"{b}:{','.join(ids)}"))]
 
 
 def _cli(*args: str) -> dict[str, Any]:
@@ -61,7 +64,8 @@ def test_build_publishes_a_version_duckdb_reads_back_with_a_table4_report(runs):
         n = con.execute(f"select count(*) from {name}").fetchone()[0]
         assert n == corpus.manifest(art, "v0001")["row_counts"][name] > 0, name
     t4 = {r["Benchmark"]: r for r in b1["report"]["table4"]}
-    assert t4["tau2-retail"]["Tasks"] == 114 and t4["tau2-airline"]["Tasks"] == 50
+    assert {b: t4[b]["Tasks"] for b in SLICES} == {b: len(ids) for b, ids in SLICES.items()}
+    assert corpus.manifest(art, "v0001")["config"]["graphs"]["tau2-retail"]["tasks"] == SLICES["tau2-retail"]
     for b in ("tau2-retail", "tau2-airline"):
         graphs, cells, samples = con.execute(
             "select (select count(*) from graphs where benchmark = $b), "
@@ -232,7 +236,8 @@ def test_scheduled_deployment_runs_on_a_real_prefect_server(tmp_path):
             with open(serve_log, "w") as log:
                 procs.append(subprocess.Popen(
                     [str(BIN / "miscue"), "serve", "--cron", "0 2 * * *", "-b", "tau2-airline", "-t", "factual_error",
-                     "--attempts", "1", "--max-cost", "100", "--artifacts", str(art)],
+                     "--task", ",".join(SLICES["tau2-airline"]), "--attempts", "1", "--max-cost", "100",
+                     "--artifacts", str(art)],
                     cwd=ROOT, env={**server.env, "PREFECT_RUNNER_POLL_FREQUENCY": "2"},
                     stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL))
             dep = wait("the deployment to be registered",
@@ -240,6 +245,7 @@ def test_scheduled_deployment_runs_on_a_real_prefect_server(tmp_path):
             crons = [s["schedule"].get("cron") for s in dep["schedules"] if s.get("active")]
             assert crons == ["0 2 * * *"]
             assert dep["parameters"]["benchmarks"] == ["tau2-airline"] and dep["parameters"]["skip_unchanged"] is True
+            assert dep["parameters"]["tasks"] == {"tau2-airline": SLICES["tau2-airline"]}
             # the model options travel as a parameter: the cap, and a configuration path (none here)
             assert dep["parameters"]["models"] == {"llm_config": None, "max_cost": 100.0, "price": None, "replay_only": False}
             # one run now, picked up and executed by the serving process

@@ -1,8 +1,8 @@
 """The sharded build (`miscue build --workers N`: shards of graphs on a local Dask cluster through
 prefect-dask) publishes the in-process build's corpus: identical table content hashes for
 in-process, 2 workers and an existing cluster (``--dask-address``: ``dask scheduler`` and
-``dask worker`` processes on loopback) (issue 14), on a small build of one host (tau2-airline: 27 graphs,
-so three write/verify shards; two fault types, one attempt per cell, composites of k = 2: a
+``dask worker`` processes on loopback) (issue 14), on a small build of one host (a slice of tau2-airline: 16 graphs,
+so two write/verify shards; two fault types, one attempt per cell, composites of k = 2: a
 composite shard too) with the embedded offline models, against one real Prefect server on
 loopback. Also: the shard assignment depends on the graph ids only. One and four workers are
 measured the same way, side by side with their wall times, by ``perf/bench_build_workers.py
@@ -22,10 +22,11 @@ import pytest
 
 from miscue.flows.stages.shards import shard_graphs
 from support.dask_cluster import DaskCluster
-from support.drills import cli, run
+from support.drills import SHARDED_SLICE, cli, run
 from support.prefect_server import PrefectServer
 
-SMALL = ["-b", "tau2-airline", "-t", "factual_error", "-t", "vagueness_subjectivity", "--attempts", "1", "--composite", "2"]
+SMALL = ["-b", "tau2-airline", "--task", SHARDED_SLICE, "-t", "factual_error", "-t", "vagueness_subjectivity", "--attempts", "1",
+         "--composite", "2"]
 
 
 @pytest.fixture(scope="module")

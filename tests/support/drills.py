@@ -32,6 +32,11 @@ MODELS = {"writer": "stub-writer", "extractor_a": "lexical-extractor", "extracto
 OFFLINE = {"stub-writer": "writer", "lexical-extractor": "lexical", "parse-extractor": "parse"}
 BENCH = "tau2-airline"
 FAULT = "contextual_irrelevance"  # 27 cells on tau2-airline, ~140 model calls at attempts=2
+#: the smallest build that shows a drill's effect: a slice of 12 airline tasks (11 graphs, 11
+#: contextual_irrelevance cells, ~60 model calls at attempts=2; `--task` builds them alone)
+SLICE = "2,5,7,8,9,11,12,14,15,17,18,19"
+#: the smallest airline slice a sharded build splits in two: tasks 0-25, 16 graphs (shards hold 12)
+SHARDED_SLICE = ",".join(str(i) for i in range(26))
 
 
 def reset() -> Action:

@@ -21,6 +21,7 @@ import pytest
 
 from miscue.flows.prefect_env import PREFECT_ENV
 
+ROOT = Path(__file__).resolve().parents[2]  # the checkout (a working directory for the processes tests start)
 BIN = Path(sys.executable).parent
 
 
