@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # requirements-flows.lock: prefect (the flows) and playwright (the report's browser test)
 LOCKS := requirements.lock requirements-flows.lock
 
-.PHONY: run check test lint browser lock clean
+.PHONY: run check test lint install-check browser lock clean
 
 $(STAMP): $(LOCKS) pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,8 +25,12 @@ check: lint $(STAMP)
 
 # the whole suite (what CI runs): lint, then every tier on two pytest-xdist workers, a test module
 # each at a time (a module's fixtures -- small builds, a Prefect server -- are made once)
-test: lint $(STAMP) browser
+test: lint $(STAMP) browser install-check
 	$(VENV)/bin/python -m pytest -q -n 2 --dist loadfile
+
+# the wheel installed (not editable) into a throw-away venv runs a build in an empty directory
+install-check: $(STAMP)
+	scripts/check_install.sh $(VENV)/bin/python
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
