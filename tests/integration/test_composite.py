@@ -2,32 +2,20 @@
 
 Planner rules, the composite card and forms, the per-component verifier on hand-written texts and
 hand-written extractions (so each rule is exercised on exactly the case it must accept or reject),
-the offline writer's second pass, and offline end-to-end runs with the coverage acceptance:
-k = 4 on tau2-retail covers at least 20 distinct admitted combinations and no fault type is in
-more than 60% of them.
+and the offline writer's second pass. The offline end-to-end runs with the coverage acceptance
+are tests/integration/test_composite_runs.py.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
-from collections import Counter
 from dataclasses import replace
 
-import duckdb
 import pytest
 
-from miscue.flows.stages.composite import CompositeStage, run_composites
-from miscue.flows.stages.coverage import Coverage
-from miscue.config import CompositeConfig, parse_ks
-from miscue.flows.stages.benchmark import offline_gateway
-from miscue.flows.registry import ADAPTERS, adapter_for
 from miscue import writing
-from miscue.corpus import ledger
 from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
-from miscue.canonical import content_hash
-from miscue.graphs import GraphBuilder
 from miscue.offline import extractors, provider, writer
 from miscue.planning import (
     CompositeDraw,
@@ -462,140 +450,3 @@ def test_a_component_is_agreed_on_and_admitted_on_its_own_rule(retail, three):
 # ---------------------------------------------------------------------------------------------
 # End to end, offline, with coverage control
 # ---------------------------------------------------------------------------------------------
-
-
-def _summary_of(result, k):
-    return result.summary["composite"][str(k)]
-
-
-def _check_run(result, ks):
-    by_k = Counter(s.k for s in result.samples)
-    for k in ks:
-        assert by_k[k] >= 1, f"no admitted k={k} composite"
-    for s in result.samples:
-        components = [{"fault_type": t, "target": x} for t, x in zip(s.fault_types, s.targets)]
-        assert s.sample_id == content_hash(s.graph_id, components, s.query)
-        slots = [x for x in s.targets if x is not None]
-        assert len(slots) == len(set(slots)), "two components on the same slot"
-        evidence = json.loads(s.evidence_json)
-        assert [c["fault_type"] for c in evidence["components"]] == s.fault_types and evidence["k"] == s.k == len(s.fault_types)
-        claimed = [c["targeted_a"]["requirement"] for c in evidence["components"] if c["requirement"] is not None]
-        assert len(claimed) == len(set(claimed))
-        assert all(c["found_a"] and c["found_b"] and c["admitted"] for c in evidence["components"])
-        assert s.readings_executed >= 1 and evidence["merged"] is not None
-    for cell in result.cells:
-        assert cell.status in ("admitted", "rejected", "skipped") and cell.code, cell
-        assert cell.status != "rejected" or cell.code != "admitted"
-    for a in result.attempts:
-        assert a.k == len(a.fault_types) == len(a.targets) >= 2 and a.code
-
-
-@pytest.fixture(scope="module")
-def retail_run(tmp_path_factory, retail, retail_build):
-    gateway = offline_gateway(tmp_path_factory.mktemp("store"))
-    return run_composites(retail, retail_build.graphs, gateway, CompositeConfig(ks=[2, 4], per_k=30))
-
-
-def test_retail_composites_k2_k4_and_the_coverage_acceptance(retail_run, tmp_path):
-    _check_run(retail_run, [2, 4])
-    four = _summary_of(retail_run, 4)
-    samples = [s for s in retail_run.samples if s.k == 4]
-    combos = Counter(tuple(sorted(s.fault_types)) for s in samples)
-    assert len(combos) == four["distinct_combinations"] >= 20
-    in_samples = Counter(t for s in samples for t in s.fault_types)
-    in_combos = Counter(t for c in combos for t in c)
-    assert max(in_samples.values()) / len(samples) <= 0.6, in_samples
-    assert max(in_combos.values()) / len(combos) <= 0.6, in_combos
-    assert four["max_type_share"] == round(max(in_samples.values()) / len(samples), 4)
-    assert len(in_samples) >= 8, "coverage reaches most types"
-    # the second pass ran, slipped sometimes, and its repairs were caught
-    attempts = [a for a in retail_run.attempts if a.k == 4]
-    assert four["two_pass_attempts"] > 0 and any(a.code == "composite:repaired_by_transform" for a in attempts)
-    two_pass = [s for s in samples if json.loads(s.evidence_json)["two_pass"]]
-    assert two_pass and all(json.loads(s.evidence_json)["first_pass"] for s in two_pass)
-    # every rejected draw keeps its verdict, and the ledger is written and queryable
-    rejected = [c for c in retail_run.cells if c.status != "admitted"]
-    assert rejected and all(c.code and c.code != "admitted" for c in rejected)
-    assert four["rejected_draw_verdicts"] == dict(Counter(c.code for c in rejected if c.k == 4))
-    directory = ledger.write_tables(retail_run.tables(), tmp_path / "composite", retail_run.summary)
-    con = duckdb.connect()
-    rows = con.execute(f"select k, count(*) from '{directory}/samples.parquet' group by k order by k").fetchall()
-    assert rows == [(k, n) for k, n in sorted(Counter(s.k for s in retail_run.samples).items())]
-    no_verdict = con.execute(f"select count(*) from '{directory}/cells.parquet' "
-                             "where status <> 'admitted' and (code is null or code = '')").fetchone()
-    assert no_verdict == (0,)
-    summary = json.loads((directory / "summary.json").read_text())
-    assert summary["composite"]["4"]["distinct_combinations"] >= 20
-
-
-def test_coverage_control_is_what_keeps_any_type_from_dominating(retail, retail_build, tmp_path):
-    gateway = offline_gateway(tmp_path / "store")
-    uniform = run_composites(retail, retail_build.graphs, gateway,
-                             CompositeConfig(ks=[4], per_k=20, candidates=1, max_type_share=None))
-    skew = _summary_of(uniform, 4)
-    assert skew["max_type_share"] > 0.6, skew["per_type"]  # the reference release's failure, reproduced without control
-    cov = Coverage(4)
-    cov.add(("a", "b", "c", "d"))
-    assert cov.score(("a", "b", "c", "d")) > cov.score(("a", "e", "f", "g")) > cov.score(("e", "f", "g", "h"))
-    for _ in range(12):
-        cov.add(("a", "e", "f", "g"))
-    assert cov.over_cap(("a", "x", "y", "z"), 0.6, 10) and not cov.over_cap(("b", "x", "y", "z"), 0.6, 10)
-
-
-def test_airline_composites_k2_k4(airline, airline_build, tmp_path):
-    result = run_composites(airline, airline_build.graphs, offline_gateway(tmp_path / "store"),
-                            CompositeConfig(ks=[2, 4], per_k=12))
-    _check_run(result, [2, 4])
-    assert _summary_of(result, 4)["admitted"] >= 10
-
-
-@pytest.mark.skipif("webshop" not in ADAPTERS, reason="no WebShop adapter registered")
-def test_webshop_composites_k2_k4(tmp_path):
-    adapter = adapter_for("webshop")
-    build = GraphBuilder(adapter).build()
-    result = run_composites(adapter, build.graphs, offline_gateway(tmp_path / "store"), CompositeConfig(ks=[2, 4], per_k=12))
-    _check_run(result, [2, 4])
-    assert _summary_of(result, 4)["admitted"] >= 10
-
-
-def test_a_run_is_reproducible_and_replays_from_the_store(retail, retail_build, tmp_path):
-    graphs = retail_build.graphs[:30]
-    config = CompositeConfig(ks=[2], per_k=6)
-    first = run_composites(retail, graphs, offline_gateway(tmp_path / "a"), config)
-    second = run_composites(retail, graphs, offline_gateway(tmp_path / "b"), config)
-    assert [s.sample_id for s in first.samples] == [s.sample_id for s in second.samples] != []
-    assert [(c.cell_id, c.code) for c in first.cells] == [(c.cell_id, c.code) for c in second.cells]
-    replay = CompositeStage(retail, offline_gateway(tmp_path / "a", replay_only=True), config)
-    again = asyncio.run(replay.run(graphs))
-    assert [s.sample_id for s in again.samples] == [s.sample_id for s in first.samples]
-    assert all(c.cached for c in again.calls)
-
-
-def test_cli_flag_parsing():
-    assert parse_ks("2,4") == [2, 4] and parse_ks("4, 2,2") == [2, 4]
-    for bad in ("1", "5", "two", ""):
-        with pytest.raises(ValueError):
-            parse_ks(bad)
-
-
-def test_build_with_composites_publishes_k_and_reports_coverage(tmp_path):
-    """`miscue build --composite 2` path: composite rows land in the published corpus and the
-    report shows admitted combinations and per-type occurrence for each k."""
-    import duckdb
-
-    from miscue.flows.stages import build as pipeline
-
-    types = ["contextual_irrelevance", "factual_error", "insufficient_information", "indirect_intent", "referential_ambiguity"]
-    out = pipeline.build(["tau2-airline"], types, attempts=1, artifacts=tmp_path, composite_ks=[2])
-    version = out["version"]
-    root = tmp_path / "corpora" / version
-    ks = dict(duckdb.connect().execute(f"select k, count(*) from '{root}/samples.parquet' group by k").fetchall())
-    assert ks.get(1, 0) > 0 and ks.get(2, 0) > 0
-    both_slots = duckdb.connect().execute(
-        f"select count(*) from '{root}/samples.parquet' "
-        "where k = 2 and targets[1] is not null and targets[1] = targets[2]").fetchone()[0]
-    assert both_slots == 0
-    report = (tmp_path / "reports" / version / "report.md").read_text()
-    assert "Composite faults: admitted samples and combinations per k" in report and "| tau2-airline | 2 |" in report
-    manifest = (root / "manifest.json").read_text()
-    assert '"composite"' in manifest and '"ks": [' in manifest
