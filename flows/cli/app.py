@@ -113,6 +113,11 @@ def artifacts_arg(artifacts: Path) -> str:
     return str(Path(artifacts).resolve())
 
 
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, the cut marked with an ellipsis."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
 def fmt(v: Any) -> str:
     if v is None:
         return "–"

@@ -10,7 +10,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from miscue.flows.cli.app import ARTIFACTS, AS_JSON, QUIET, app, err, exit_codes, out
+from miscue.flows.cli.app import ARTIFACTS, AS_JSON, QUIET, app, clip, err, exit_codes, out
 from miscue.flows.cli.progress import progress, progress_mode
 from miscue.flows.stages.benchmark import report_progress
 from miscue.flows.registry import ADAPTERS, HostOptions, adapter_for
@@ -105,9 +105,9 @@ def _audit_tables(s: dict[str, Any]) -> list[Table]:
         per_task.add_column(col, overflow="fold")
     for task in s["tasks_audit"]:
         for i, r in enumerate(task["requirements"]):
-            cond = f"{r['slot']} {r['op']} {r['value_json'][:60]}"
+            cond = f"{r['slot']} {r['op']} {clip(r['value_json'], 60)}"
             nec = {True: "yes", False: "no", None: "-"}[r["necessary"]]
-            said = r["instruction"] + (f" ({r['said'][:40]})" if r["said"] else "")
+            said = r["instruction"] + (f" ({clip(r['said'], 40)})" if r["said"] else "")
             per_task.add_row(task["task_id"] if i == 0 else "", r["status"], cond, nec, said, r["reason"])
         for note in task["notes"]:
             per_task.add_row("", "note", note, "", "", "")

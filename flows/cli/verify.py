@@ -11,11 +11,11 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, OFFLINE_REPLAY, PRICE, app, err, exit_codes, fmt,
+from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, OFFLINE_REPLAY, PRICE, app, clip, err, exit_codes, fmt,
                                   models_or_fail, out, print_json)
 from miscue.flows.registry import adapter_for
 from miscue.flows.stages.evaluate import evaluate, load_set
-from miscue.flows.stages.verify import verify_sync
+from miscue.flows.stages.verify import check_request, verify_sync
 from miscue import stoppable
 from miscue.llm import Gateway
 
@@ -34,16 +34,18 @@ def verify(
 ) -> None:
     """Judge one request: without --fault-type the two extractors say which fault it carries (or
     none); then text checks, agreement and the executed literal reading (exit 0 when admitted)."""
+    with exit_codes():  # the benchmark, task, type and slot first: a typo answers in a second
+        adapter = adapter_for(benchmark)
+        check_request(adapter, task, text, fault_type_, slot)
     models = models_or_fail(llm_config, replay_only=replay_only)
     with exit_codes():
-        adapter = adapter_for(benchmark)
         result = verify_sync(adapter, Gateway(models.resolve(), artifacts / "store"), task, text, fault_type_, slot)
     if as_json:
         print_json(result.as_dict())
     else:
         for step in result.steps:
             mark = "[green]ok[/]" if step.ok else "[red]fail[/]"
-            out.print(f"{mark} {step.name}: {json.dumps(step.detail)[:400]}")
+            out.print(f"{mark} {step.name}: {clip(json.dumps(step.detail), 400)}")
         v = result.as_dict()["verdict"]
         colour = "green" if result.admitted else "red"
         out.print(f"[bold {colour}]verdict:[/] {v['code']} {v['detail']} (fault type {result.fault_type}, slot {result.slot})")

@@ -93,12 +93,34 @@ def _json(value: str | None) -> Any:
     return json.loads(value) if value else None
 
 
-def task_intent(adapter: Adapter, task_id: str) -> tuple[Intent, GroundTruth]:
-    """A host task's true intent and its executed ground truth (BadInput naming the task)."""
-    seeds: dict[str, Any] = adapter.__dict__.setdefault("_seeds_by_id", {s.task_id: s for s in adapter.load_seeds()})
+def _seed(adapter: Adapter, task_id: str) -> Any:
+    """The host task ``task_id`` (BadInput naming it); the seeds are indexed once per adapter."""
+    seeds: dict[str, Any] | None = adapter.__dict__.get("_seeds_by_id")
+    if seeds is None:
+        seeds = adapter.__dict__["_seeds_by_id"] = {s.task_id: s for s in adapter.load_seeds()}
     if task_id not in seeds:
         raise BadInput(f"{adapter.benchmark} has no task {task_id!r}")
-    check = adapter.validate(seeds[task_id])
+    return seeds[task_id]
+
+
+def check_request(adapter: Adapter, task_id: str, text: str, claimed_type: str | None = None,
+                  claimed_slot: str | None = None) -> None:
+    """What ``verify`` is given, checked before anything heavy (models, ground truth): the text,
+    the task, the claimed type and slot (BadInput naming the culprit)."""
+    if not text or not text.strip():
+        raise BadInput("the request text is empty")
+    seed = _seed(adapter, task_id)
+    if claimed_type is not None:
+        fault_type(claimed_type)
+    if claimed_slot is not None:
+        check = adapter.validate(seed)
+        if check.intent is not None:
+            check_claim(check.intent, task_id, claimed_type, claimed_slot)
+
+
+def task_intent(adapter: Adapter, task_id: str) -> tuple[Intent, GroundTruth]:
+    """A host task's true intent and its executed ground truth (BadInput naming the task)."""
+    check = adapter.validate(_seed(adapter, task_id))
     if not check.ok or check.intent is None:
         raise BadInput(f"task {task_id} has no verifiable intent ({check.code}: {check.detail})")
     return check.intent, adapter.ground_truth(check.intent)
