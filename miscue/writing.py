@@ -65,8 +65,11 @@ class PromptSet:
         try:
             return path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise MissingResource(f"prompt template {name!r} is missing under {self.root}: "
-                                  "the miscue installation is incomplete (reinstall miscue)") from None
+            raise self._missing(name) from None
+
+    def _missing(self, name: str | None) -> MissingResource:
+        return MissingResource(f"prompt template {name!r} is missing under {self.root}: "
+                               "the miscue installation is incomplete (reinstall miscue)")
 
     def check(self) -> None:
         """Every template a run renders is there (:class:`MissingResource` names the first that is not)."""
@@ -92,8 +95,10 @@ class PromptSet:
 
     # -- rendering --------------------------------------------------------------------------
     def _two_part(self, name: str, **context: Any) -> Messages:
-        self.source(name)  # a missing template is a MissingResource, not jinja2's TemplateNotFound
-        template = self.env.get_template(name)
+        try:
+            template = self.env.get_template(name)
+        except jinja2.TemplateNotFound as missing:
+            raise self._missing(missing.name) from None
         system = template.render(part="system", **context).strip()
         user = template.render(part="user", **context).strip()
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]

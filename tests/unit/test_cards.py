@@ -279,5 +279,8 @@ def test_prompt_set_reports_a_missing_template_as_an_incomplete_installation(tmp
     (tmp_path / "prompts" / "cards" / "vagueness_subjectivity.j2").unlink()
     with pytest.raises(MissingResource, match="vagueness_subjectivity.j2"):
         PromptSet(tmp_path / "prompts").check()
+    (tmp_path / "prompts" / "extract_blind.j2").unlink()
+    with pytest.raises(MissingResource, match="extract_blind.j2.*installation is incomplete"):
+        PromptSet(tmp_path / "prompts").render_blind(extraction_input(make_brief("retail", "factual_error"), "text"))
     PromptSet(PROMPTS_DIR).check()
     assert Path(PROMPTS_DIR).name == "prompts"
