@@ -222,3 +222,17 @@ def test_sweep_staging_removes_what_a_killed_publish_left(tmp_path):
     assert corpus.sweep_staging(tmp_path) == ["stray", "v0001-abc"]
     assert list(staging.iterdir()) == []
     assert corpus.sweep_staging(tmp_path / "nothing-here") == []
+
+
+def test_same_content_finds_every_published_version_not_only_the_latest(tmp_path):
+    """What --skip-unchanged and the build's 'same samples as' note rely on."""
+    v1 = syn.publish(tmp_path)
+    hashes = corpus.content_hashes(tmp_path, v1)
+    other = {**hashes, "attempts": "0" * 64}
+    v2 = syn.publish(tmp_path, parent=v1, tbls=syn.tables())
+    assert corpus.same_content(tmp_path, hashes) == [v1, v2]
+    assert corpus.same_content(tmp_path, other) == []
+    assert corpus.same_content(tmp_path, other, tables=("samples",)) == [v1, v2]  # same samples, other ledger
+    config = corpus.manifest(tmp_path, v1)["config_hash"]
+    assert corpus.same_content(tmp_path, hashes, config_hash=config) == [v1, v2]
+    assert corpus.same_content(tmp_path, hashes, config_hash="another") == []
