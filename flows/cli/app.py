@@ -118,6 +118,11 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+def pct(rate: float | None) -> str:
+    """A rate in [0, 1] as a percentage, the way every report prints it."""
+    return "–" if rate is None else f"{rate * 100:.1f}%"
+
+
 def fmt(v: Any) -> str:
     if v is None:
         return "–"

@@ -62,14 +62,25 @@ def audit(
     if as_json:
         print_json([dict(zip(columns, r)) for r in rows])
         return
-    t = Table(title=f"audit: {'sql' if sql else report_name or 'rejections'}")
-    for c in columns:
-        t.add_column(c)
-    for r in rows[:500]:
-        t.add_row(*[fmt(v) for v in r])
-    out.print(t)
+    out.print(_table(f"audit: {'sql' if sql else report_name or 'rejections'}", columns, rows[:500]))
     if len(rows) > 500:
         out.print(f"({len(rows)} rows; first 500 shown; use --json for all)")
+
+
+def _table(title: str, columns: list[str], rows: list[tuple[Any, ...]]) -> Table:
+    """Numbers right-aligned; when the table fits the terminal with every text value (a benchmark,
+    a fault type) on one line it is drawn so, else the widest columns are folded, never cut."""
+    cells = [[fmt(v) for v in r] for r in rows]
+    numeric = [all(isinstance(r[i], (int, float)) or r[i] is None for r in rows) for i in range(len(columns))]
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+    fits = sum(widths) + 3 * len(columns) + 1 <= out.width
+    t = Table(title=title)
+    for i, c in enumerate(columns):
+        t.add_column(c, justify="right" if numeric[i] else "left", overflow="fold",
+                     min_width=widths[i] if fits else None)
+    for r in cells:
+        t.add_row(*r)
+    return t
 
 
 def _shell(con: Any) -> None:

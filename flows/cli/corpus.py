@@ -16,7 +16,7 @@ import typer
 from rich.table import Table
 
 from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, QUIET, TASKS, app,
-                                  artifacts_arg, err, exit_codes, fmt, models_or_fail, out, parse_tasks, print_json)
+                                  artifacts_arg, err, exit_codes, fmt, models_or_fail, out, parse_tasks, pct, print_json)
 from miscue.flows.cli.progress import progress, progress_mode
 from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types
 from miscue.flows.stages.regenerate import check_parent_models, plan_regeneration
@@ -33,7 +33,7 @@ def _table4(title: str, rows: list[dict[str, Any]]) -> Table:
     for c in cols:
         t.add_column(c, justify="left" if c == "Benchmark" else "right", no_wrap=True)
     for r in rows:
-        t.add_row(*[fmt(r[c]) if c != "Rejection rate" or r[c] is None else f"{r[c] * 100:.1f}%" for c in cols])
+        t.add_row(*[pct(r[c]) if c == "Rejection rate" else fmt(r[c]) for c in cols])
     return t
 
 

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, QUIET, TASKS, app, err,
-                                  exit_codes, models_or_fail, out, parse_tasks, print_json)
+                                  exit_codes, models_or_fail, out, parse_tasks, pct, print_json)
 from miscue.flows.cli.progress import progress, progress_mode
 from miscue.flows.registry import ADAPTERS
 from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types
@@ -21,12 +21,12 @@ from miscue.llm import Gateway
 
 def _table(s: dict[str, Any]) -> Table:
     t = Table(title=f"single-fault run: {s['benchmark']} ({s['graphs']} graphs, {s['cells']} cells, "
-                    f"{s['admitted']} admitted, cell rejection {s['cell_rejection_rate']})")
+                    f"{s['admitted']} admitted, cell rejection {pct(s['cell_rejection_rate'])})")
     for col in ("fault type", "cells", "admitted", "cell rej.", "attempt rej.", "agreement", "skipped", "unsupported"):
-        t.add_column(col, justify="right" if col != "fault type" else "left")
+        t.add_column(col, justify="right" if col != "fault type" else "left", overflow="fold")
     for ft, v in s["per_type"].items():
-        t.add_row(ft, str(v["cells"]), str(v["admitted"]), str(v["cell_rejection_rate"]), str(v["attempt_rejection_rate"]),
-                  str(v["extractor_agreement"]), str(v["skipped"]), str(v["unsupported"]))
+        t.add_row(ft, str(v["cells"]), str(v["admitted"]), pct(v["cell_rejection_rate"]), pct(v["attempt_rejection_rate"]),
+                  pct(v["extractor_agreement"]), str(v["skipped"]), str(v["unsupported"]))
     return t
 
 
@@ -68,6 +68,7 @@ def generate(
             for u in summary["unsupported"]:
                 out.print(f"[yellow]unsupported[/] {u['fault_type']}: {u['reason']}")
             out.print(f"ledger: {summary['directory']}; spent {summary['spent']} USD")
-        err.print(f"done: {bench}")
+        if not quiet:
+            err.print(f"done: {bench}")
     if as_json:
         print_json(results[0] if len(results) == 1 else {"benchmarks": results})

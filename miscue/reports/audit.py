@@ -101,19 +101,20 @@ def _by(report: str, by: list[str]) -> list[str]:
 
 
 def canned_sql(report: str, by: list[str] | None = None) -> str:
-    """The SQL of a canned report. ``rejections``: attempt verdicts (non-admitted attempts) and
-    cell rejection, grouped by ``by``; ``funnel``: attempts reaching each stage; ``calls``:
+    """The SQL of a canned report. ``rejections``: rejected attempts and their share in percent,
+    grouped by ``by`` (default: benchmark x fault type; a composite counts under its first type);
+    ``funnel``: attempts reaching each stage; ``calls``:
     model calls, store hits, tokens and cost."""
     if report not in GROUPABLE:
         raise BadInput(f"unknown report {report!r}; known: {', '.join(GROUPABLE)}")
     if report == "rejections":
-        by = _by(report, by or ["benchmark", "fault_type", "stage"])
+        by = _by(report, by or ["benchmark", "fault_type"])
         cols = ", ".join(by)
         return (
             "with a as (select version, benchmark, fault_types[1] as fault_type, families[1] as family, "
             "coalesce(stage, 'none') as stage, coalesce(code, 'none') as code, admitted from attempts) "
-            f"select {cols}, count(*) filter (where not admitted) as rejected_attempts, count(*) as attempts, "
-            "round(count(*) filter (where not admitted) / count(*), 4) as attempt_rejection_rate "
+            f"select {cols}, count(*) as attempts, count(*) filter (where not admitted) as rejected, "
+            "round(100 * count(*) filter (where not admitted) / count(*), 1) as rejected_pct "
             f"from a group by {cols} order by {cols}"
         )
     if report == "funnel":

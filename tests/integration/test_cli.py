@@ -80,3 +80,7 @@ def test_generate_with_a_cap_then_replay(tmp_path):
     again = pq.read_table(tmp_path / "runs" / "tau2-airline" / "llm_calls.parquet").to_pylist()
     assert len(again) == len(fresh) and all(c["cached"] for c in again)
     assert json.loads(replay.stdout)["admitted"] == json.loads(first.stdout)["admitted"]
+
+    quiet = runner.invoke(app, [*(a for a in common if a != "--json"), "--offline-replay", "--quiet"])
+    assert quiet.exit_code == 0 and "single-fault run: tau2-airline" in quiet.output
+    assert "done:" not in quiet.output and "%" in quiet.output  # no progress line; rates in percent

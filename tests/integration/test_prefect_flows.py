@@ -165,7 +165,7 @@ def test_audit_flow_canned_report(runs):
     direct = runner.invoke(app, args)  # the default answers without Prefect, the same rows
     assert direct.exit_code == 0 and json.loads(direct.stdout) == got
     con = audit.connect(art)
-    assert (sum(r["rejected_attempts"] for r in got)
+    assert (sum(r["rejected"] for r in got)
             == con.execute("select count(*) from attempts where not admitted").fetchone()[0])
     assert {r["benchmark"] for r in got} == {"tau2-retail", "tau2-airline"}
 

@@ -167,7 +167,7 @@ def test_audit_cli_canned_sql_and_shell(tmp_path):
     res = runner.invoke(app, ["audit", "--report", "rejections", "--by", "benchmark,fault_type,stage",
                               "--json", "--artifacts", str(tmp_path)])
     assert res.exit_code == 0, res.output
-    got = {(r["benchmark"], r["fault_type"], r["stage"]): r["rejected_attempts"] for r in json.loads(res.stdout)}
+    got = {(r["benchmark"], r["fault_type"], r["stage"]): r["rejected"] for r in json.loads(res.stdout)}
     # two versions of the same rows: every count doubles
     assert got[("bench-a", "vagueness_subjectivity", "text")] == 4
     assert got[("bench-a", "factual_error", "agree")] == 2
@@ -182,6 +182,28 @@ def test_audit_cli_canned_sql_and_shell(tmp_path):
                               " group by 1 order by 1;\nselect nonsense;\n")
     assert "graph_ledger" in res.output and "bench-a | 2" in flat(res.output) and "bench-b | 1" in flat(res.output)
     assert "error:" in res.output and res.exit_code == 1  # the bad statement is reported, the shell goes on
+
+
+def test_audit_default_view_is_benchmark_by_fault_type_in_percent(tmp_path):
+    syn.publish(tmp_path)
+    res = runner.invoke(app, ["audit", "--json", "--artifacts", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)
+    assert list(rows[0]) == ["benchmark", "fault_type", "attempts", "rejected", "rejected_pct"]
+    con = audit.connect(tmp_path)
+    want = con.execute("select benchmark, fault_types[1], count(*), count(*) filter (where not admitted) "
+                       "from attempts group by 1, 2 order by 1, 2").fetchall()
+    assert [(r["benchmark"], r["fault_type"], r["attempts"], r["rejected"]) for r in rows] == want
+    assert all(r["rejected_pct"] == round(100 * r["rejected"] / r["attempts"], 1) for r in rows)
+    assert any(0 < r["rejected_pct"] < 100 for r in rows)  # a share, not a per-stage 0 or 1
+    # at 80 columns the default table keeps every fault type on one line
+    res = runner.invoke(app, ["audit", "--artifacts", str(tmp_path)], env={"COLUMNS": "80"})
+    assert res.exit_code == 0 and "│ vagueness_subjectivity │" in res.output and " 33.3 │" in res.output
+    # a view too wide for the terminal is folded, never cut
+    res = runner.invoke(app, ["audit", "--by", "benchmark,fault_type,stage,code", "--artifacts", str(tmp_path)],
+                        env={"COLUMNS": "60"})
+    assert res.exit_code == 0 and "…" not in res.output
+    assert max(len(line) for line in res.output.splitlines()) <= 60
 
 
 def test_unknown_inputs_are_clear_errors(tmp_path):
