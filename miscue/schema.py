@@ -234,7 +234,7 @@ class Cell(BaseModel):
 class Attempt(BaseModel):
     """One writer output for a cell and everything done to it (``attempts`` table: the ledger).
 
-    Fields the attempt never reached stay null (an attempt refused at planning has no text,
+    Fields the attempt never reached stay null (an attempt refused at planning has no query,
     no materials, no calls)."""
 
     benchmark: str
@@ -246,7 +246,7 @@ class Attempt(BaseModel):
     families: list[str] | None = None
     targets: list[str | None] | None = None
     attempt: int
-    text: str | None = None
+    query: str | None = None  # the request text, as in samples
     materials_json: str | None = None
     blind_a: str | None = None
     blind_b: str | None = None

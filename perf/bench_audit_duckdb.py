@@ -40,7 +40,7 @@ def rows(n: int) -> list[dict]:
         code = rng.choice(CODES)
         out.append({"benchmark": rng.choice(["tau2-retail", "tau2-airline", "webshop"]), "task_id": str(i % 500),
                     "graph_id": f"g{i % 2000:05d}", "cell_id": f"c{i // 3:07d}", "k": 1, "fault_types": [rng.choice(types)],
-                    "families": ["x"], "targets": [None], "attempt": i % 3, "text": "please refund my order " * 5,
+                    "families": ["x"], "targets": [None], "attempt": i % 3, "query": "please refund my order " * 5,
                     "admitted": code == "admitted", "stage": code.split(":")[0], "code": code, "detail": ""})
     return out
 

@@ -72,12 +72,13 @@ def _table(title: str, columns: list[str], rows: list[tuple[Any, ...]]) -> Table
     a fault type) on one line it is drawn so, else the widest columns are folded, never cut."""
     cells = [[fmt(v) for v in r] for r in rows]
     numeric = [all(isinstance(r[i], (int, float)) or r[i] is None for r in rows) for i in range(len(columns))]
-    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+    values = [max([len(r[i]) for r in cells], default=0) for i in range(len(columns))]
+    widths = [max(len(c), v) for c, v in zip(columns, values)]
     fits = sum(widths) + 3 * len(columns) + 1 <= out.width
     t = Table(title=title)
-    for i, c in enumerate(columns):
+    for i, c in enumerate(columns):  # a number is never folded
         t.add_column(c, justify="right" if numeric[i] else "left", overflow="fold",
-                     min_width=widths[i] if fits else None)
+                     min_width=widths[i] if fits else values[i] if numeric[i] else None)
     for r in cells:
         t.add_row(*r)
     return t

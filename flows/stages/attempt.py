@@ -159,7 +159,7 @@ class AttemptPipeline:
             text = await plan.write(self.call, row)
         except TransientProviderError as exc:
             return row.decide(Verdict(stage="write", code="write:provider_error", detail=str(exc)[:300])), None
-        row.text = text
+        row.query = text
         return await self.judge(plan, graph.root.intent, graph.root.ground_truth, text, row)
 
     async def judge(self, plan: Plan, root: Intent, truth: GroundTruth, text: str, row: Attempt,
@@ -224,7 +224,7 @@ def sample_record(graph: IntentGraph, row: Attempt, *, sample_id: str, evidence_
     return Sample(
         sample_id=sample_id, benchmark=graph.benchmark, task_id=graph.task_id, graph_id=graph.graph_id,
         intent_id=root.intent.intent_id, k=row.k, fault_types=row.fault_types, families=row.families or [],
-        targets=row.targets or [], query=row.text or "",
+        targets=row.targets or [], query=row.query or "",
         conditions_json=canonical_json([c.model_dump() for c in root.intent.conditions]),
         gt_kind=root.ground_truth.kind, gt_hash=root.ground_truth.hash, gt_value=list(root.ground_truth.value),
         shift_options=list(shifts), evidence_json=evidence_json, readings_json=row.readings_json or "",

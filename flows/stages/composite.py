@@ -187,7 +187,7 @@ class DrawUnit:
                               families=[fault_type(t).family.value for t in self.draw.types], targets=self.draw.targets)
 
     def sample_id(self, row: Attempt) -> str:
-        return content_hash(self.graph.graph_id, [c.model_dump() for c in self.draw.components], row.text)
+        return content_hash(self.graph.graph_id, [c.model_dump() for c in self.draw.components], row.query)
 
     def evidence(self, row: Attempt, outcome: Any) -> str:
         materials = json.loads(row.materials_json or "{}")

@@ -119,7 +119,7 @@ class SingleCell:
         return refused_record(self.graph, self.cell_id, 1, self.fault_types, index, error)
 
     def sample_id(self, row: Attempt) -> str:
-        return content_hash(self.graph.graph_id, row.fault_types, row.targets, row.text)
+        return content_hash(self.graph.graph_id, row.fault_types, row.targets, row.query)
 
     def evidence(self, row: Attempt, outcome: Any) -> str:
         return canonical_json({k: getattr(row, k) for k in ("blind_a", "blind_b", "targeted_a", "targeted_b", "materials_json")})

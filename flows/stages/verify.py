@@ -170,7 +170,7 @@ async def verify(adapter: Adapter, gateway: Gateway, task_id: str, text: str,
     inp = ExtractionInput(context=adapter.context_line(intent), request=adapter.request_phrase(intent),
                           requirements=planner.requirements(intent, options=True), text=text)
     row = Attempt(benchmark=adapter.benchmark, task_id=task_id, graph_id="", cell_id="", k=1, fault_types=[], attempt=0,
-                  text=text, call_ids=[], readings_json="[]", readings_executed=0, truth_hash=truth.hash)
+                  query=text, call_ids=[], readings_json="[]", readings_executed=0, truth_hash=truth.hash)
     a = await extract_single(pipeline.call, "extractor_a", inp, row.call_ids or [])
     b = await extract_single(pipeline.call, "extractor_b", inp, row.call_ids or [])
     result.found = {"a": _finding(a, intent, adapter), "b": _finding(b, intent, adapter)}

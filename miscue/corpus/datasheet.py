@@ -37,7 +37,7 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "_": "The full ledger: every attempt of every planned cell, admitted or not, with a stable verdict code.",
         "cell_id": "the cell (graph x fault plan)",
         "attempt": "attempt index within the cell (0-based)",
-        "text": "the writer's output (null when writing failed)",
+        "query": "the request text the writer wrote (null when writing failed)",
         "materials_json": "the plan's materials given to the writer (target, wrong value, extra detail ...)",
         "blind_a": "extractor A's blind answer (which flaw on which requirement), JSON",
         "blind_b": "extractor B's blind answer (null when A already failed the plan)",

@@ -17,7 +17,10 @@ import pyarrow.parquet as pq
 
 from miscue.errors import CorpusError
 
-FORMAT = "miscue-corpus/1"
+FORMAT = "miscue-corpus/2"
+#: How each earlier format's tables read in the current one: format -> table -> {old column: new}.
+#: miscue-corpus/2 names the request text ``query`` in ``attempts`` as in ``samples`` (it was ``text``).
+RENAMED: dict[str, dict[str, dict[str, str]]] = {"miscue-corpus/1": {"attempts": {"text": "query"}}}
 CORPORA_DIR = "corpora"
 STAGING_DIR = ".staging"  # under artifacts/, next to corpora/: never inside the read root
 VERSION_RE = re.compile(r"^v(\d{4})$")
@@ -109,5 +112,14 @@ def same_content(artifacts: Path, hashes: dict[str, str], tables: tuple[str, ...
     return found
 
 
+def renamed_columns(artifacts: Path, version: str, name: str) -> dict[str, str]:
+    """The columns of table ``name`` whose names changed since ``version``'s format: old -> current."""
+    return RENAMED.get(manifest(artifacts, version).get("format", FORMAT), {}).get(name, {})
+
+
 def read_table(artifacts: Path, version: str, name: str) -> pa.Table:
-    return pq.read_table(version_dir(artifacts, version) / f"{name}.parquet")
+    """A published table with today's column names, whatever format it was published in (the file
+    itself is never changed: :func:`miscue.corpus.verify_corpus` reads it as written)."""
+    tbl = pq.read_table(version_dir(artifacts, version) / f"{name}.parquet")
+    renames = renamed_columns(artifacts, version, name)
+    return tbl.rename_columns([renames.get(c, c) for c in tbl.column_names]) if renames else tbl

@@ -7,7 +7,8 @@ graph_ledger) read ``artifacts/corpora/vNNNN/<table>.parquet`` of every *publish
 already cannot see staging (``artifacts/.staging/`` is outside the corpora root and the pattern
 matches one directory level of exact version names) but would read a stray ``vNNNN`` directory
 that has no manifest. Every view has a ``version`` column (from the file's directory) and a
-``benchmark`` column; ``union_by_name`` tolerates columns added in later versions.
+``benchmark`` column; ``union_by_name`` tolerates columns added in later versions, and a column
+renamed since a version's format (:data:`miscue.corpus.versions.RENAMED`) reads under its new name.
 
 Read-only (:mod:`miscue.reports.readonly`): once the views exist the connection can read files
 under the corpora root only and its configuration is locked; :func:`query` and the shell run
@@ -59,16 +60,22 @@ def connect(artifacts: Path, versions: Iterable[str] | None = None,
     for v in wanted or []:
         corpus.resolve(artifacts, v)
     for name in VIEWS:
-        paths = [corpus.version_dir(artifacts, v).resolve() / f"{name}.parquet" for v in (wanted or published)]
-        listed = [str(p).replace("'", "''") for p in paths if p.exists()]
-        if not listed:
+        # versions grouped by the renames their format needs, each group read with today's names
+        groups: dict[tuple[tuple[str, str], ...], list[str]] = {}
+        for v in wanted or published:
+            path = corpus.version_dir(artifacts, v).resolve() / f"{name}.parquet"
+            if path.exists():
+                renames = tuple(sorted(corpus.renamed_columns(artifacts, v, name).items()))
+                groups.setdefault(renames, []).append("'" + str(path).replace("'", "''") + "'")
+        if not groups:
             continue
-        files = "[" + ", ".join(f"'{p}'" for p in listed) + "]"
-        con.execute(
-            f"create or replace view {name} as select "
-            "regexp_extract(filename, '/(v[0-9]{4})/[^/]+$', 1) as version, "
-            f"* exclude (filename) from read_parquet({files}, filename = true, union_by_name = true)"
-        )
+        parts = []
+        for renames, listed in groups.items():
+            rename = f" rename ({', '.join(f'{old} as {new}' for old, new in renames)})" if renames else ""
+            parts.append("select regexp_extract(filename, '/(v[0-9]{4})/[^/]+$', 1) as version, "
+                         f"* exclude (filename){rename} "
+                         f"from read_parquet([{', '.join(listed)}], filename = true, union_by_name = true)")
+        con.execute(f"create or replace view {name} as " + " union all by name ".join(parts))
     return lock_down(con, [corpus.corpora_root(artifacts)])
 
 

@@ -128,9 +128,9 @@ def test_replies_run_through_the_unchanged_pipeline(committed, replayed, offline
     assert len(dry.extract_prompts) == 2 * len(dry.cells)  # blind + the planned class's targeted form
     a = dryrun.run_mode(dry.cells, dry.hosts, tmp_path / "a", {"writer": dry.writer})
     b = dryrun.run_mode(dry.cells, dry.hosts, tmp_path / "b", {"writer": dry.writer, **dry.extract})
-    verdicts = [(r.cell_id, r.text, r.code) for r in offline_rows]
-    assert [(r.cell_id, r.text, r.code) for r in a] == verdicts
-    assert [(r.cell_id, r.text, r.code) for r in b] == verdicts
+    verdicts = [(r.cell_id, r.query, r.code) for r in offline_rows]
+    assert [(r.cell_id, r.query, r.code) for r in a] == verdicts
+    assert [(r.cell_id, r.query, r.code) for r in b] == verdicts
 
 
 def test_a_changed_prompt_makes_its_reply_stale(committed, replayed, tmp_path):

@@ -26,7 +26,7 @@ def _attempt(b: str, g: str, ft: str, i: int, admitted: bool, stage: str, code: 
              both: bool) -> dict[str, Any]:
     fam = "premise" if ft == FE else "expression"
     return {"benchmark": b, "task_id": g.split("-")[-1], "graph_id": g, "cell_id": f"{g}-{ft}", "k": 1, "fault_types": [ft],
-            "families": [fam], "targets": ["slot"], "attempt": i, "text": f"text {g} {ft} {i}", "materials_json": "{}",
+            "families": [fam], "targets": ["slot"], "attempt": i, "query": f"text {g} {ft} {i}", "materials_json": "{}",
             "blind_a": '{"flaw":"x"}', "blind_b": '{"flaw":"x"}' if both else None, "targeted_a": None, "targeted_b": None,
             "readings_json": "[]", "readings_executed": 1 if admitted else 0, "truth_hash": "t" + g, "call_ids": calls,
             "card_version": "card1", "admitted": admitted, "stage": stage, "code": code, "detail": ""}

@@ -6,23 +6,29 @@ end-to-end builds through Prefect are in test_prefect_flows.py.
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import shutil
 import stat
+from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from support import synthetic_corpus as syn
 
 from miscue.flows.cli import app
+from miscue.flows.cli import audit as audit_cli
 from miscue import corpus
 from miscue.reports import audit
 
 runner = CliRunner()
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def flat(text: str) -> str:
@@ -184,7 +190,7 @@ def test_audit_cli_canned_sql_and_shell(tmp_path):
     assert "error:" in res.output and res.exit_code == 1  # the bad statement is reported, the shell goes on
 
 
-def test_audit_default_view_is_benchmark_by_fault_type_in_percent(tmp_path):
+def test_audit_default_view_is_benchmark_by_fault_type_in_percent(tmp_path, monkeypatch):
     syn.publish(tmp_path)
     res = runner.invoke(app, ["audit", "--json", "--artifacts", str(tmp_path)])
     assert res.exit_code == 0, res.output
@@ -197,13 +203,40 @@ def test_audit_default_view_is_benchmark_by_fault_type_in_percent(tmp_path):
     assert all(r["rejected_pct"] == round(100 * r["rejected"] / r["attempts"], 1) for r in rows)
     assert any(0 < r["rejected_pct"] < 100 for r in rows)  # a share, not a per-stage 0 or 1
     # at 80 columns the default table keeps every fault type on one line
-    res = runner.invoke(app, ["audit", "--artifacts", str(tmp_path)], env={"COLUMNS": "80"})
-    assert res.exit_code == 0 and "│ vagueness_subjectivity │" in res.output and " 33.3 │" in res.output
+    assert "│ vagueness_subjectivity │" in printed(monkeypatch, 80, ["audit", "--artifacts", str(tmp_path)])
     # a view too wide for the terminal is folded, never cut
-    res = runner.invoke(app, ["audit", "--by", "benchmark,fault_type,stage,code", "--artifacts", str(tmp_path)],
-                        env={"COLUMNS": "60"})
-    assert res.exit_code == 0 and "…" not in res.output
-    assert max(len(line) for line in res.output.splitlines()) <= 60
+    text = printed(monkeypatch, 60, ["audit", "--by", "benchmark,fault_type,stage,code", "--artifacts", str(tmp_path)])
+    assert "…" not in text and max(len(line) for line in text.splitlines()) <= 60 and "100 │" in text
+
+
+def printed(monkeypatch, width: int, args: list[str]) -> str:
+    """What ``args`` print on a terminal ``width`` columns wide."""
+    console = Console(width=width, file=io.StringIO())
+    monkeypatch.setattr(audit_cli, "out", console)
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    return console.file.getvalue()
+
+
+def test_a_corpus_of_the_first_format_reads_with_todays_names(tmp_path):
+    """attempts.text became attempts.query (format 2): a version published before still audits."""
+    shutil.copytree(DATA / "corpus_format_1" / "corpora", tmp_path / "corpora")
+    assert corpus.manifest(tmp_path, "v0001")["format"] == "miscue-corpus/1"
+    assert corpus.verify_corpus("v0001", tmp_path).ok  # its files as they were written
+    syn.publish(tmp_path, parent="v0001")
+    assert corpus.manifest(tmp_path, "v0002")["format"] == corpus.FORMAT == "miscue-corpus/2"
+    old = corpus.read_table(tmp_path, "v0001", "attempts")
+    assert "query" in old.column_names and "text" not in old.column_names
+    assert old.column("query").to_pylist() == corpus.read_table(tmp_path, "v0002", "attempts").column("query").to_pylist()
+    res = runner.invoke(app, ["audit", "--sql", "select version, count(query) n, count(*) total from attempts "
+                              "group by 1 order by 1", "--json", "--artifacts", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    n = sum(1 for r in syn.rows()["attempts"] if r["query"] is not None)
+    assert n and [(r["version"], r["n"]) for r in json.loads(res.stdout)] == [("v0001", n), ("v0002", n)]
+    res = runner.invoke(app, ["audit", "--sql", "select * from attempts limit 1", "--json", "--artifacts", str(tmp_path)])
+    assert "text" not in json.loads(res.stdout)[0]
+    res = runner.invoke(app, ["audit", "--json", "--artifacts", str(tmp_path), "--version", "v0001"])
+    assert res.exit_code == 0 and sum(r["attempts"] for r in json.loads(res.stdout)) == len(syn.rows()["attempts"])
 
 
 def test_unknown_inputs_are_clear_errors(tmp_path):
