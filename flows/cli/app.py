@@ -20,7 +20,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from miscue.config import ModelOptions, model_options
+from miscue.config import ModelOptions, model_options, parse_ks
 from miscue.errors import BadInput, MiscueError, RunStopped
 from miscue.model_check import check_llm_config
 from miscue.writing import PromptSet
@@ -35,6 +35,12 @@ AS_JSON = typer.Option(False, "--json", help="print one JSON object instead of t
 TASKS = typer.Option(None, "--task",
                      help="only these tasks: BENCH:ID[,ID...] (or ID with one --benchmark; repeatable) -- a small build "
                           "of those tasks alone, recorded in the manifest's graph configuration")
+#: what ``build`` (and a scheduled build) composes when it builds every fault type
+DEFAULT_KS = (2, 3, 4)
+COMPOSITE = typer.Option(
+    None, "--composite",
+    help="also compose k faults per request: k values in 2..4 (e.g. 2,4) or 'none' "
+         f"(default: {','.join(map(str, DEFAULT_KS))} when every fault type is built, none with --fault-type)")
 QUIET = typer.Option(False, "--quiet", "-q", help="no progress (bars on a terminal, else a line per stage and a heartbeat)")
 
 # The model options every model-calling command takes (see miscue.config.ModelOptions).
@@ -116,6 +122,15 @@ def artifacts_arg(artifacts: Path) -> str:
 def clip(text: str, limit: int) -> str:
     """``text`` cut to ``limit`` characters, the cut marked with an ellipsis."""
     return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def default_ks(composite: str | None, fault_types: list[str] | None) -> list[int] | None:
+    """``--composite``'s k values: as given ('none': no composites), else the whole mission when
+    every type is built (``build`` with no arguments makes single and composite faults) and none
+    when ``--fault-type`` chose some."""
+    if composite is None:
+        return None if fault_types else list(DEFAULT_KS)
+    return None if composite.strip().lower() == "none" else parse_ks(composite)
 
 
 def pct(rate: float | None) -> str:

@@ -13,15 +13,16 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
+from rich import box
 from rich.table import Table
 
-from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, QUIET, TASKS, app,
-                                  artifacts_arg, err, exit_codes, fmt, models_or_fail, out, parse_tasks, pct, print_json)
+from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, COMPOSITE, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, QUIET, TASKS,
+                                  app, artifacts_arg, default_ks, err, exit_codes, fmt, models_or_fail, out, parse_tasks,
+                                  pct, print_json)
 from miscue.flows.cli.progress import progress, progress_mode
 from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types
 from miscue.flows.stages.regenerate import check_parent_models, plan_regeneration
 from miscue import corpus, reports
-from miscue.config import parse_ks
 from miscue.errors import BadInput
 from miscue.runlock import run_lock
 
@@ -34,6 +35,19 @@ def _table4(title: str, rows: list[dict[str, Any]]) -> Table:
         t.add_column(c, justify="left" if c == "Benchmark" else "right", no_wrap=True)
     for r in rows:
         t.add_row(*[pct(r[c]) if c == "Rejection rate" else fmt(r[c]) for c in cols])
+    return t
+
+
+def _composite_table(rows: list[dict[str, Any]]) -> Table:
+    """The report's composite coverage: admitted samples and distinct combinations per k, and the
+    type most often in them with its share (of that k's samples)."""
+    t = Table(title="composite faults (admitted)", box=box.SIMPLE_HEAD)
+    cols = {"Benchmark": "Benchmark", "k": "k", "Samples": "Samples", "Combos": "Distinct combinations",
+            "Top type": "Most frequent type", "Share": "Its share of samples"}
+    for c in cols:
+        t.add_column(c, justify="left" if c in ("Benchmark", "Top type") else "right", overflow="fold")
+    for r in rows:
+        t.add_row(*[pct(r[src]) if c == "Share" else fmt(r[src]) for c, src in cols.items()])
     return t
 
 
@@ -57,7 +71,7 @@ def build(
     task: Optional[list[str]] = TASKS,
     skip_unchanged: bool = typer.Option(
         False, "--skip-unchanged", help="publish nothing when every table equals the latest version's"),
-    composite: Optional[str] = typer.Option(None, "--composite", help="also compose k faults per request, e.g. 2,4 (k in 2..4)"),
+    composite: Optional[str] = COMPOSITE,
     workers: Optional[int] = typer.Option(
         None, "--workers", min=1,
         help="run the stages as shards on a local Dask cluster of N worker processes (default: in-process)"),
@@ -84,7 +98,7 @@ def build(
     with exit_codes():
         if workers is not None and dask_address is not None:
             raise BadInput("give --workers (a local Dask cluster) or --dask-address (an existing one), not both")
-        composite_ks = parse_ks(composite) if composite else None
+        composite_ks = default_ks(composite, fault_type_)
         names = check_benchmarks(benchmark)
         types = check_fault_types(fault_type_)
         tasks = parse_tasks(task, names)
@@ -116,6 +130,8 @@ def _print_result(res: dict[str, Any], as_json: bool, what: str) -> None:
     rep = res["report"]
     title = f"{what}: published {res['version']}" + (f" (parent {res['parent']})" if res.get("parent") else "")
     out.print(_table4(title, rep["table4"]))
+    if rep.get("composites"):
+        out.print(_composite_table(rep["composites"]))
     out.print(_run_table(res["run"]))
     out.print(f"model calls made: {res['run']['model_calls']} of {res['run']['requests']} requests "
               f"(the rest answered from the exchange store); {res['seconds']} s")
@@ -182,6 +198,8 @@ def report(
         print_json(res)
         return
     out.print(_table4(f"corpus {version}", res["table4"]))
+    if res.get("composites"):
+        out.print(_composite_table(res["composites"]))
     out.print(f"report: {res['markdown']}  {res['html']}")
 
 

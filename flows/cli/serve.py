@@ -9,8 +9,8 @@ from typing import Any, Optional
 import typer
 
 from miscue.flows import deployment
-from miscue.flows.cli.app import (ARTIFACTS, LLM_CONFIG, MAX_COST, PRICE, TASKS, app, artifacts_arg, err, exit_codes,
-                                  models_or_fail, parse_tasks)
+from miscue.flows.cli.app import (ARTIFACTS, COMPOSITE, LLM_CONFIG, MAX_COST, PRICE, TASKS, app, artifacts_arg,
+                                  default_ks, err, exit_codes, models_or_fail, parse_tasks)
 from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types
 from miscue.errors import BadInput
 
@@ -23,6 +23,7 @@ def serve(
     fault_type_: Optional[list[str]] = typer.Option(None, "--fault-type", "-t", help="default fault types of scheduled runs"),
     attempts: int = typer.Option(4, min=1),
     task: Optional[list[str]] = TASKS,
+    composite: Optional[str] = COMPOSITE,
     workers: Optional[int] = typer.Option(None, "--workers", min=1, help="scheduled runs: a local Dask cluster of N workers"),
     dask_address: Optional[str] = typer.Option(None, "--dask-address", help="scheduled runs use this existing Dask cluster"),
     llm_config: Optional[Path] = LLM_CONFIG,
@@ -53,6 +54,8 @@ def serve(
             params["fault_types"] = check_fault_types(fault_type_)
         if task:
             params["tasks"] = parse_tasks(task, check_benchmarks(benchmark))
+        if ks := default_ks(composite, fault_type_):
+            params["composite_ks"] = ks
         deployment.check_cron(cron)  # a bad cron string is an input error, not a traceback
     err.print(f"serving {deployment.FLOW_NAME}/{name} on cron {cron!r} against {os.environ['PREFECT_API_URL']} (Ctrl-C to stop)")
     deployment.serve(cron, params, name)

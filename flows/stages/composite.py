@@ -310,8 +310,14 @@ class CompositeStage(Stage):
         return cov
 
     async def run(self, graphs: list[IntentGraph], progress: Callable[..., None] | None = None) -> RunResult:
-        for k in self.config.ks:
-            await self.run_k(graphs, k, progress)
+        """Every k in turn; ``progress`` sees one count over all of them (a k that stops short of
+        its target counts as done when it stops)."""
+        per_k, total = self.config.per_k, self.config.per_k * len(self.config.ks)
+        for i, k in enumerate(self.config.ks):
+            step = (lambda done, _n, base=i * per_k, **facts: progress(base + done, total, **facts)) if progress else None
+            await self.run_k(graphs, k, step)
+        if progress:
+            progress(total, total, draws=len(self.result.cells), calls=len(self.result.calls))
         self.result.samples.sort(key=lambda r: (r.k, r.sample_id))
         self.result.summary = {"benchmark": self.adapter.benchmark, "composite": composite_summary(self.result, self.coverage)}
         return self.result

@@ -165,4 +165,5 @@ def report_summary(artifacts: Path, version: str | None = None) -> dict[str, Any
 def summary_of(written: dict[str, Any]) -> dict[str, Any]:
     """What :func:`write_report` wrote, in JSON terms."""
     return {"version": written["version"], "markdown": str(written["markdown"]), "html": str(written["html"]),
-            "table4": written["report"].section("table4").records()}
+            "table4": written["report"].section("table4").records(),
+            "composites": written["report"].section("composite-coverage").records()}

@@ -102,10 +102,14 @@ def test_coverage_control_is_what_keeps_any_type_from_dominating(retail, retail_
 
 
 def test_airline_composites_k2_k4(airline, airline_build, tmp_path):
+    seen: list[tuple[int, int]] = []
     result = run_composites(airline, airline_build.graphs, offline_gateway(tmp_path / "store"),
-                            CompositeConfig(ks=[2, 4], per_k=12))
+                            CompositeConfig(ks=[2, 4], per_k=12), progress=lambda d, n, **_: seen.append((d, n)))
     _check_run(result, [2, 4])
     assert _summary_of(result, 4)["admitted"] >= 10
+    # one count over both ks: it rises past k = 2's target, and only the end is the whole
+    assert {n for _, n in seen} == {24} and [d for d, _ in seen] == sorted(d for d, _ in seen)
+    assert any(12 < d < 24 for d, _ in seen) and seen[-1] == (24, 24)
 
 
 @pytest.mark.skipif("webshop" not in ADAPTERS, reason="no WebShop adapter registered")
@@ -159,3 +163,14 @@ def test_build_with_composites_publishes_k_and_reports_coverage(tmp_path):
     assert "Composite faults: admitted samples and combinations per k" in report and "| tau2-airline | 2 |" in report
     manifest = (root / "manifest.json").read_text()
     assert '"composite"' in manifest and '"ks": [' in manifest
+    # `miscue report` prints the coverage beside Table 4 (and --json carries it)
+    from typer.testing import CliRunner
+
+    from miscue.flows.cli import app
+
+    res = CliRunner().invoke(app, ["report", version, "--json", "--artifacts", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.stdout)["composites"]
+    assert [(r["Benchmark"], r["k"]) for r in rows] == [("tau2-airline", 2)] and rows[0]["Samples"] == ks[2]
+    res = CliRunner().invoke(app, ["report", version, "--artifacts", str(tmp_path)])
+    assert "composite faults (admitted)" in res.output and "tau2-airline   2" in res.output
