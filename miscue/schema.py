@@ -7,12 +7,14 @@ canonical encoding in :mod:`miscue.canonical`, computed separately from the stor
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import networkx as nx
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from miscue.canonical import canonical_json, content_hash
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 SCHEMA_VERSION = 1
 
@@ -178,6 +180,8 @@ class IntentGraph(BaseModel):
         return (self.root, *self.children)
 
     def to_networkx(self) -> nx.DiGraph:
+        import networkx as nx  # only here: a command that never draws a graph does not pay for it
+
         g = nx.DiGraph(graph_id=self.graph_id, benchmark=self.benchmark, env_id=self.env_id)
         for n in self.nodes:
             g.add_node(n.intent.intent_id, node=n)

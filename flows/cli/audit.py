@@ -14,12 +14,10 @@ import sys
 from pathlib import Path
 from typing import Any, Optional
 
-import duckdb
 import typer
 from rich.table import Table
 
 from miscue.flows.cli.app import ARTIFACTS, AS_JSON, app, artifacts_arg, err, exit_codes, fail, fmt, out, print_json
-from miscue.reports import audit as audit_mod
 
 
 @app.command()
@@ -36,6 +34,10 @@ def audit(
     artifacts: Path = ARTIFACTS,
 ) -> None:
     """DuckDB over every published version (each view has version and benchmark columns)."""
+    import duckdb  # here, not at the top: other commands do not pay for DuckDB
+
+    from miscue.reports import audit as audit_mod
+
     groups = [b.strip() for b in by.split(",") if b.strip()] if by else None
     with exit_codes():
         con = audit_mod.connect(artifacts, version)
@@ -87,6 +89,8 @@ def _table(title: str, columns: list[str], rows: list[tuple[Any, ...]]) -> Table
 def _shell(con: Any) -> None:
     """The built-in line REPL of :mod:`miscue.reports.audit`, interactive or piped. (Not the
     ``duckdb`` CLI: it would run any statement it is given, and the audit is read-only.)"""
+    from miscue.reports import audit as audit_mod
+
     outcome = audit_mod.shell(con, sys.stdin, sys.stdout)
     con.close()
     raise typer.Exit(outcome.exit_code)

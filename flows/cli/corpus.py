@@ -1,5 +1,8 @@
 """The corpus commands: ``build``, ``regenerate``, ``report`` and ``verify-corpus``.
 
+Each command imports what only it needs (the corpus tables, the report) when it runs, so that
+``miscue`` starts quickly for the others.
+
 Each of build, regenerate and report runs its Prefect flow (:mod:`miscue.flows.prefect_flows`) in this
 process: against ``PREFECT_API_URL`` when set, else Prefect's ephemeral local server (which costs
 a few seconds to start). Prefect is imported only when a flow runs, so other ``miscue`` commands
@@ -21,8 +24,6 @@ from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, COMPOSITE, LLM_CONFIG, MAX
                                   pct, print_json)
 from miscue.flows.cli.progress import progress, progress_mode
 from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types
-from miscue.flows.stages.regenerate import check_parent_models, plan_regeneration
-from miscue import corpus, reports
 from miscue.errors import BadInput
 from miscue.runlock import run_lock
 
@@ -162,6 +163,8 @@ def regenerate(
 
     Only that type's cells make (fresh) model calls; the manifest names the parent.
     """
+    from miscue.flows.stages.regenerate import check_parent_models, plan_regeneration
+
     models = models_or_fail(llm_config, max_cost, price, replay_only)
     with exit_codes():  # fail fast, before Prefect starts
         plan = plan_regeneration(artifacts, fault_type_, benchmark, parent)
@@ -186,6 +189,8 @@ def report(
     artifacts: Path = ARTIFACTS,
 ) -> None:
     """Write artifacts/reports/<version>/report.md and report.html (a build writes them too)."""
+    from miscue import corpus, reports
+
     with exit_codes():
         version = corpus.resolve(artifacts, version)
         if flow:
@@ -210,6 +215,8 @@ def verify_corpus(
     artifacts: Path = ARTIFACTS,
 ) -> None:
     """Recompute every file's sha256 and every table's content hash; exit 1 on any mismatch."""
+    from miscue import corpus
+
     with exit_codes():
         if version == "latest":
             version = corpus.resolve(artifacts, None)

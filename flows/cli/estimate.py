@@ -8,11 +8,10 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, PRICE, TASKS, app, exit_codes, models_or_fail, out,
-                                  parse_tasks, print_json)
+from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, COMPOSITE, LLM_CONFIG, PRICE, TASKS, app, default_ks, exit_codes,
+                                  models_or_fail, out, parse_tasks, print_json)
 from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types
-from miscue.flows.stages.estimate import estimate_run
-from miscue.config import CompositeConfig, GenerateConfig, parse_ks
+from miscue.config import CompositeConfig, GenerateConfig
 
 
 @app.command()
@@ -23,8 +22,7 @@ def estimate(
                                                     help="restrict to these fault types (repeatable)"),
     attempts: int = typer.Option(4, min=1, help="attempts per cell"),
     task: Optional[list[str]] = TASKS,
-    composite: Optional[str] = typer.Option(None, "--composite",
-                                            help="include composites of these k, e.g. 2,4 (as `build --composite`)"),
+    composite: Optional[str] = COMPOSITE,
     llm_config: Optional[Path] = LLM_CONFIG,
     price: Optional[float] = PRICE,
     as_json: bool = AS_JSON,
@@ -36,7 +34,10 @@ def estimate(
     with exit_codes():
         gen = GenerateConfig(attempts=attempts, fault_types=check_fault_types(fault_type_))
         names = check_benchmarks(benchmark)
-        comp = CompositeConfig(ks=parse_ks(composite)) if composite else None  # as build: every type
+        ks = default_ks(composite, fault_type_)  # as build: composites of every type unless told otherwise
+        comp = CompositeConfig(ks=ks) if ks else None
+        from miscue.flows.stages.estimate import estimate_run  # reads the corpus tables: imported when estimating
+
         result = estimate_run(names, gen, comp, config, artifacts, parse_tasks(task, names))
     parts = result["benchmarks"]
     if as_json:

@@ -10,7 +10,6 @@ import typer
 from rich.table import Table
 
 from miscue.flows.cli.app import ARTIFACTS, AS_JSON, app, exit_codes, out, print_json
-from miscue.corpus.export import export_version
 
 
 @app.command()
@@ -23,6 +22,8 @@ def export(
 ) -> None:
     """Write a version as a Hugging Face dataset directory (data/<table>/<split>-*.parquet and a
     README.md dataset card). Exit 2 if DIR exists and is not empty (nothing is written)."""
+    from miscue.corpus.export import export_version  # here: other commands do not load the corpus tables
+
     with exit_codes():
         res = export_version(artifacts, version, dest, license=license)
     if as_json:

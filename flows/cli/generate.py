@@ -14,7 +14,6 @@ from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, MAX_COST, OFFL
 from miscue.flows.cli.progress import progress, progress_mode
 from miscue.flows.registry import ADAPTERS
 from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types
-from miscue.flows.stages.build import generate as generate_pass
 from miscue.config import GenerateConfig
 from miscue.llm import Gateway
 
@@ -56,6 +55,8 @@ def generate(
         gen = GenerateConfig(attempts=attempts, fault_types=check_fault_types(fault_type_),
                              max_concurrent_cells=max_concurrent_cells)
         tasks = parse_tasks(task, names)
+    from miscue.flows.stages.build import generate as generate_pass  # writes Parquet: imported when generating
+
     gateway = Gateway(models.resolve(), artifacts / "store")
     results = []
     for bench in names:

@@ -14,7 +14,6 @@ from miscue.flows.cli.app import ARTIFACTS, AS_JSON, QUIET, app, clip, err, exit
 from miscue.flows.cli.progress import progress, progress_mode
 from miscue.flows.stages.benchmark import report_progress
 from miscue.flows.registry import ADAPTERS, HostOptions, adapter_for
-from miscue.corpus import graph_store
 from miscue.graphs import GraphBuilder
 from miscue.requirements import audit
 
@@ -39,6 +38,8 @@ def build_graphs(benchmark: str, artifacts: Path, options: HostOptions = HostOpt
         report_progress(f"graphs {benchmark}", done, seeds)
 
     build = builder.build(progress=tick)
+    from miscue.corpus import graph_store  # Parquet: imported by the commands that write or read graphs
+
     directory = graph_store.write(build, artifacts / "graphs" / benchmark)
     summary = build.summary()
     summary["requirements"] = audit.counts(build.ledger)
@@ -51,6 +52,8 @@ def build_graphs(benchmark: str, artifacts: Path, options: HostOptions = HostOpt
 def check_graphs(benchmark: str, artifacts: Path, options: HostOptions = HostOptions()) -> dict[str, Any]:
     """Re-execute every stored node with a fresh adapter and compare ground-truth hashes."""
     adapter = adapter_for(benchmark, options)
+    from miscue.corpus import graph_store
+
     nodes = graph_store.read_nodes(artifacts / "graphs" / benchmark)
     mismatches = [
         {"graph_id": gid, "intent_id": intent.intent_id, "stored": truth.hash, "now": now.hash}

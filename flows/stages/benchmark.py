@@ -27,7 +27,7 @@ from miscue.graphs import GraphBuild, GraphBuilder
 from miscue.host import Adapter, Seed
 from miscue.llm import RUN_STOPS, Gateway, LLMConfig, LLMError
 from miscue.planning import CellPlan, Planner
-from miscue.reports import single_fault_summary
+from miscue.reports.summary import single_fault_summary
 from miscue.taxonomy import FAULT_TYPES, fault_type
 
 #: A progress sink: (label, done, total, **facts) -- facts are running counts a stage knows

@@ -84,3 +84,15 @@ def test_generate_with_a_cap_then_replay(tmp_path):
     quiet = runner.invoke(app, [*(a for a in common if a != "--json"), "--offline-replay", "--quiet"])
     assert quiet.exit_code == 0 and "single-fault run: tau2-airline" in quiet.output
     assert "done:" not in quiet.output and "%" in quiet.output  # no progress line; rates in percent
+
+
+def test_the_command_line_starts_without_the_heavy_libraries():
+    """`miscue` answers a typo or a read in about a second: Parquet, DuckDB, graphs, the host
+    packages, Prefect and litellm are imported by the commands that use them, not at start."""
+    import subprocess
+    import sys
+
+    heavy = ("pyarrow", "duckdb", "networkx", "prefect", "litellm", "pandas", "tau2")
+    code = f"import sys, miscue.flows.cli; print(sorted(m for m in {heavy!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
