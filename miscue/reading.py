@@ -1,0 +1,281 @@
+"""A reading: what one extractor says a request states, and the code that checks it
+(DESIGN section 6, steps 3 and 4: models read, code checks).
+
+An extractor is asked one thing per attempt: a :class:`Reading` of the text against the task's
+true requirements -- per requirement a ``status``, the legal ``value`` the words commit to, the
+``candidates`` they leave open and the verbatim ``quote`` that says it; the ``operation`` the
+words point at, ``extras``, an ``off_topic`` passage and whether the text ``asks`` for anything.
+It is never asked for a class label: the class is derived here, by one table, from the reading.
+
+:class:`ReadingForm` is one task's form: its JSON Schema puts each requirement's legal values in
+an enum (never a nullable enum -- some providers refuse ``Optional[Enum]``; a requirement whose
+words commit to no value has the value :data:`NO_VALUE`, and "not said" is a status), and it
+validates a reply against the same enums. :func:`check` then holds every reading to the text:
+every quote occurs in it, every value is legal, a requirement read as not said is not said, and
+the status agrees with the value. :func:`departures` lists what the reading departs from the
+plain request in, and :func:`single_class` derives a single-fault attempt's class (two
+departures are two faults, rejected).
+
+Nothing here matches English: quotes are compared after a mechanical normalisation (unicode,
+case, punctuation, whitespace), with a fuzzy fallback for long quotes whose threshold is
+measured (``perf/quote_threshold.py``) and which never lets a number differ; the surface forms a
+value is said by are host data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from rapidfuzz import fuzz
+
+from miscue.schema import Verdict
+from miscue.taxonomy import ExtractionClass
+
+Status = Literal["stated", "stated_other", "not_said", "pointer", "vague", "ambiguous", "doubted"]
+STATUSES: tuple[str, ...] = Status.__args__  # type: ignore[attr-defined]
+#: the value of a requirement whose words commit to no legal value (an enum member, not a null)
+NO_VALUE = "(no value)"
+#: quotes this long (normalised) or longer may match fuzzily; shorter ones must match exactly
+FUZZY_MIN_CHARS = 15
+#: rapidfuzz ``partial_ratio`` at or above which a long quote counts as found (measured:
+#: ``perf/quote_threshold.py``, results in ``perf/results/quote_threshold.txt``)
+FUZZY_THRESHOLD = 90.0
+
+#: the table of DESIGN section 6: a requirement's status -> the extraction class it departs by
+CLASS_OF_STATUS: dict[str, ExtractionClass] = {
+    "stated_other": ExtractionClass.substituted,
+    "doubted": ExtractionClass.presupposed,
+    "not_said": ExtractionClass.withheld,
+    "pointer": ExtractionClass.marked,
+    "vague": ExtractionClass.marked,
+    "ambiguous": ExtractionClass.ambiguous,
+}
+
+
+class RequirementReading(BaseModel):
+    """One true requirement as the text states it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: Status
+    value: str = NO_VALUE
+    candidates: list[str] = Field(default_factory=list)
+    quote: str = ""
+
+
+class Extra(BaseModel):
+    """A detail the text adds that the task does not need: its words, and the condition it adds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    quote: str
+    condition: str
+
+
+class Reading(BaseModel):
+    """What one extractor read in one text (the same object for a model and an offline reader)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    requirements: dict[str, RequirementReading]
+    operation: str
+    extras: list[Extra] = Field(default_factory=list)
+    off_topic: str = ""
+    asks: bool = True
+
+
+class FormRequirement(BaseModel):
+    """One requirement of the task as the form offers it: its legal values (the true one among
+    them) and the ways customers say the true value (host data: words, ids)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    slot: str
+    phrase: str
+    truth: str
+    values: tuple[str, ...]
+    says: tuple[str, ...] = ()
+
+
+class ReadingError(ValueError):
+    """A reply that is not a reading of this form (``read:malformed``, ``read:value_illegal``)."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(f"{code}: {detail}")
+        self.verdict = Verdict(stage="extract", code=code, detail=detail[:300])
+
+
+@dataclass(frozen=True)
+class ReadingForm:
+    """One task's reading form: its requirements with their legal values, and the operations."""
+
+    requirements: tuple[FormRequirement, ...]
+    operation: str  # the task's operation
+    operations: tuple[str, ...]  # every operation the words could point at, the task's among them
+
+    def __post_init__(self) -> None:
+        for r in self.requirements:
+            if r.truth not in r.values or NO_VALUE in r.values:
+                raise ValueError(f"{r.slot}: the legal values must hold the truth {r.truth!r} and not {NO_VALUE!r}")
+        if self.operation not in self.operations:
+            raise ValueError(f"the task's operation {self.operation!r} is not among {self.operations}")
+
+    def model(self) -> type[BaseModel]:
+        """The pydantic model of a reply: one field per requirement, each with its own enums;
+        every field required (strict structured output requires them all)."""
+        fields: dict[str, Any] = {}
+        for i, r in enumerate(self.requirements):
+            value = Literal[(*r.values, NO_VALUE)]  # type: ignore[valid-type]
+            one = create_model(f"Requirement{i}", __config__=ConfigDict(extra="forbid"),
+                               status=(Status, Field(description="how the text states it")),
+                               value=(value, Field(description="the legal value the words commit to")),
+                               candidates=(list[Literal[r.values]], Field(  # type: ignore[valid-type]
+                                   description="every legal value the words could also mean")),
+                               quote=(str, Field(description="the verbatim words that say it ('' if none)")))
+            fields[r.slot] = (one, Field(description=r.phrase))
+        requirements = create_model("Requirements", __config__=ConfigDict(extra="forbid"), **fields)
+        extra = create_model("Extra", __config__=ConfigDict(extra="forbid"), quote=(str, ...), condition=(str, ...))
+        return create_model(
+            "Reading", __config__=ConfigDict(extra="forbid"),
+            requirements=(requirements, ...),
+            operation=(Literal[self.operations], Field(description="the operation the words point at")),  # type: ignore[valid-type]
+            extras=(list[extra], Field(description="details that narrow the answer or change the state")),  # type: ignore[valid-type]
+            off_topic=(str, Field(description="a verbatim off-topic passage ('' if none)")),
+            asks=(bool, Field(description="whether the text asks for anything")))
+
+    def schema(self) -> dict[str, Any]:
+        """The JSON Schema sent as the structured-output ``response_format``."""
+        return self.model().model_json_schema()
+
+    def schema_hash(self) -> str:
+        """Part of the card version, and so of the exchange store's key."""
+        return hashlib.sha256(json.dumps(self.schema(), sort_keys=True).encode()).hexdigest()[:16]
+
+    def parse(self, reply: dict[str, Any]) -> Reading:
+        """A reply (already JSON) validated against this form's enums; :class:`ReadingError` else."""
+        try:
+            checked = self.model().model_validate(reply)
+        except ValidationError as exc:
+            illegal = [e for e in exc.errors() if e["type"] == "literal_error"]
+            code = "read:value_illegal" if illegal else "read:malformed"
+            first = (illegal or exc.errors())[0]
+            raise ReadingError(code, f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+        return Reading.model_validate(checked.model_dump())
+
+
+def normalise(text: str) -> str:
+    """Unicode compatibility form, case folded, punctuation as spaces, whitespace collapsed."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    spaced = "".join(" " if unicodedata.category(ch)[0] in "PSZ" else ch for ch in folded)
+    return " ".join(spaced.split())
+
+
+@dataclass(frozen=True)
+class QuoteMatch:
+    found: bool
+    fuzzy: bool = False
+    score: float = 100.0
+
+
+def find_quote(quote: str, text: str) -> QuoteMatch:
+    """Whether ``quote`` occurs in ``text``: exactly after :func:`normalise`, or -- for a quote of
+    :data:`FUZZY_MIN_CHARS` or more -- fuzzily at :data:`FUZZY_THRESHOLD` (recorded as fuzzy)."""
+    q, t = normalise(quote), normalise(text)
+    if not q:
+        return QuoteMatch(True)
+    if re.search(rf"(?<!\w){re.escape(q)}(?!\w)", t):
+        return QuoteMatch(True)
+    if len(q) < FUZZY_MIN_CHARS:
+        return QuoteMatch(False, score=0.0)
+    score = fuzzy_score(q, t)
+    return QuoteMatch(score >= FUZZY_THRESHOLD, fuzzy=True, score=score)
+
+
+def fuzzy_score(quote: str, text: str) -> float:
+    """How closely the normalised ``quote`` stands somewhere in the normalised ``text`` (rapidfuzz
+    ``partial_ratio``, 0-100); 0 when a token holding a digit (an id, a flight, an amount, a date)
+    is not in the text as it is: a slip may change a letter of a word, never a number."""
+    tokens = set(text.split())
+    if any(any(ch.isdigit() for ch in w) and w not in tokens for w in quote.split()):
+        return 0.0
+    return fuzz.partial_ratio(quote, text)
+
+
+def check(reading: Reading, form: ReadingForm, text: str) -> list[Verdict]:
+    """Every way ``reading`` fails to hold for ``text`` (empty: it holds): a quote the text does
+    not contain, a value or candidate the form does not allow, a requirement read as not said
+    whose true value's own surface form stands in the text, a status at odds with its value."""
+    out: list[Verdict] = []
+
+    def fail(code: str, detail: str) -> None:
+        out.append(Verdict(stage="extract", code=f"read:{code}", detail=detail[:300]))
+
+    by_slot = {r.slot: r for r in form.requirements}
+    if set(reading.requirements) != set(by_slot):
+        fail("malformed", f"requirements read {sorted(reading.requirements)}, the form has {sorted(by_slot)}")
+        return out
+    if reading.operation not in form.operations:
+        fail("value_illegal", f"operation {reading.operation!r}")
+    for slot, r in reading.requirements.items():
+        req = by_slot[slot]
+        for v in [r.value, *r.candidates]:
+            if v not in req.values and v != NO_VALUE:
+                fail("value_illegal", f"{slot}: {v!r}")
+        if r.quote and not find_quote(r.quote, text).found:
+            fail("quote_absent", f"{slot}: {r.quote!r}")
+        if r.status == "not_said" and (said := _said(req, text)):
+            fail("not_said_contradicted", f"{slot}: the text says {said!r}")
+        if (r.status == "stated" and r.value != req.truth) or (r.status == "stated_other" and r.value in (req.truth, NO_VALUE)):
+            fail("inconsistent", f"{slot}: status {r.status} with value {r.value!r} (true: {req.truth!r})")
+    for e in reading.extras:
+        if not find_quote(e.quote, text).found:
+            fail("quote_absent", f"extra: {e.quote!r}")
+    if reading.off_topic and not find_quote(reading.off_topic, text).found:
+        fail("quote_absent", f"off topic: {reading.off_topic[:80]!r}")
+    return out
+
+
+def _said(req: FormRequirement, text: str) -> str | None:
+    """The true value's own surface form (or another way customers say it) standing in ``text``."""
+    t = f" {normalise(text)} "
+    return next((s for s in (req.truth, *req.says) if normalise(s) and f" {normalise(s)} " in t), None)
+
+
+@dataclass(frozen=True)
+class Departure:
+    """One way a reading departs from the plain request, and where (a slot, or None)."""
+
+    cls: ExtractionClass
+    target: str | None = None
+
+
+def departures(reading: Reading, form: ReadingForm) -> list[Departure]:
+    """Everything the reading departs from "every requirement stated, the task's operation, an
+    ask, no extras, no off-topic passage" in, requirements first in the form's order."""
+    out = [Departure(CLASS_OF_STATUS[r.status], q.slot) for q in form.requirements
+           if (r := reading.requirements.get(q.slot)) is not None and r.status in CLASS_OF_STATUS]
+    if reading.operation != form.operation:
+        out.append(Departure(ExtractionClass.mismatch))
+    if reading.extras:
+        out.append(Departure(ExtractionClass.extras))
+    if reading.off_topic:
+        out.append(Departure(ExtractionClass.noise))
+    if not reading.asks:
+        out.append(Departure(ExtractionClass.oblique))
+    return out
+
+
+def single_class(reading: Reading, form: ReadingForm) -> Departure | None | Verdict:
+    """A single-fault attempt's derived class and target: the one departure, None for a plain
+    request, or the verdict ``read:two_faults`` when the reading departs in two or more ways."""
+    found = departures(reading, form)
+    if len(found) > 1:
+        said = ", ".join(f"{d.cls.value}" + (f" on {d.target}" if d.target else "") for d in found)
+        return Verdict(stage="extract", code="read:two_faults", detail=f"the reading departs {len(found)} ways: {said}")
+    return found[0] if found else None

@@ -1,0 +1,122 @@
+"""The reading form and its checks (DESIGN section 6 steps 3-4): per-task enums in the schema,
+replies validated against them, quotes held to the text, the class derived by one table."""
+
+from __future__ import annotations
+
+import pytest
+
+from miscue.reading import (NO_VALUE, FormRequirement, Reading, ReadingError, ReadingForm, check, find_quote, normalise,
+                            single_class)
+from miscue.schema import Verdict
+from miscue.taxonomy import ExtractionClass
+
+TEXT = ("Hi, I'm Yusuf Rossi, zip 19122. Please exchange the keyboard in order #W2378156 for one with "
+        "clicky switches, and put the difference on my gift card ending 4171.")
+FORM = ReadingForm(
+    requirements=(
+        FormRequirement(slot="order", phrase="the order", truth="#W2378156", values=("#W2378156", "#W4776164")),
+        FormRequirement(slot="switch", phrase="the new switch type", truth="clicky", values=("clicky", "linear", "tactile"),
+                        says=("blue switches",)),
+        FormRequirement(slot="payment", phrase="the payment method", truth="gift card ending 4171",
+                        values=("gift card ending 4171", "credit card ending 7901"), says=("gift_card_4171",)),
+    ),
+    operation="exchange", operations=("exchange", "return", "cancel", "modify"))
+
+
+def reply(**changes) -> dict:
+    base = {"requirements": {
+        "order": {"status": "stated", "value": "#W2378156", "candidates": [], "quote": "order #W2378156"},
+        "switch": {"status": "stated", "value": "clicky", "candidates": [], "quote": "clicky switches"},
+        "payment": {"status": "stated", "value": "gift card ending 4171", "candidates": [], "quote": "my gift card ending 4171"},
+    }, "operation": "exchange", "extras": [], "off_topic": "", "asks": True}
+    for slot, fields in changes.pop("requirements", {}).items():
+        base["requirements"][slot] = {**base["requirements"][slot], **fields}
+    return {**base, **changes}
+
+
+def test_the_schema_has_each_requirements_legal_values_and_no_nullable_enum():
+    schema = FORM.schema()
+    text = str(schema)
+    assert "'linear'" in text and "'tactile'" in text and "#W4776164" in text and "'return'" in text
+    assert "'null'" not in text and "anyOf" not in text  # "not said" is a status, never a null value
+    assert NO_VALUE in text
+    assert FORM.schema_hash() == FORM.schema_hash() and len(FORM.schema_hash()) == 16
+    other = ReadingForm(requirements=FORM.requirements[:2], operation="exchange", operations=FORM.operations)
+    assert other.schema_hash() != FORM.schema_hash()
+
+
+def test_a_plain_request_reads_with_no_departure_and_passes_every_check():
+    reading = FORM.parse(reply())
+    assert check(reading, FORM, TEXT) == [] and single_class(reading, FORM) is None
+
+
+def test_a_value_outside_the_enum_is_refused_with_its_code():
+    with pytest.raises(ReadingError) as exc:
+        FORM.parse(reply(requirements={"switch": {"value": "mushy"}}))
+    assert exc.value.verdict.code == "read:value_illegal" and "switch" in exc.value.verdict.detail
+    with pytest.raises(ReadingError) as exc:
+        FORM.parse({"requirements": {}, "operation": "exchange"})
+    assert exc.value.verdict.code == "read:malformed"
+
+
+@pytest.mark.parametrize("changes, cls, target", [
+    ({"requirements": {"switch": {"status": "stated_other", "value": "linear"}}}, ExtractionClass.substituted, "switch"),
+    ({"requirements": {"payment": {"status": "not_said", "value": NO_VALUE, "quote": ""}}}, ExtractionClass.withheld, "payment"),
+    ({"requirements": {"switch": {"status": "ambiguous", "value": NO_VALUE, "candidates": ["clicky", "tactile"]}}},
+     ExtractionClass.ambiguous, "switch"),
+    ({"operation": "return"}, ExtractionClass.mismatch, None),
+    ({"extras": [{"quote": "Please exchange the keyboard", "condition": "keyboard"}]}, ExtractionClass.extras, None),
+    ({"asks": False}, ExtractionClass.oblique, None),
+])
+def test_the_class_is_derived_from_the_one_departure(changes, cls, target):
+    found = single_class(FORM.parse(reply(**changes)), FORM)
+    assert found is not None and not isinstance(found, Verdict)
+    assert (found.cls, found.target) == (cls, target)
+
+
+def test_two_departures_are_two_faults():
+    reading = FORM.parse(reply(operation="return", requirements={"switch": {"status": "vague", "value": NO_VALUE}}))
+    verdict = single_class(reading, FORM)
+    assert isinstance(verdict, Verdict) and verdict.code == "read:two_faults" and "switch" in verdict.detail
+
+
+def test_quotes_must_stand_in_the_text():
+    reading = FORM.parse(reply(requirements={"switch": {"quote": "linear switches"}}))
+    assert [v.code for v in check(reading, FORM, TEXT)] == ["read:quote_absent"]
+    extra = FORM.parse(reply(extras=[{"quote": "in black leather", "condition": "colour = black"}]))
+    assert [v.code for v in check(extra, FORM, TEXT)] == ["read:quote_absent"]
+
+
+def test_not_said_is_contradicted_by_the_values_own_surface_form_or_id():
+    said = FORM.parse(reply(requirements={"switch": {"status": "not_said", "value": NO_VALUE, "quote": ""}}))
+    assert [v.code for v in check(said, FORM, TEXT)] == ["read:not_said_contradicted"]
+    by_id = TEXT.replace("my gift card ending 4171", "gift_card_4171")
+    gone = FORM.parse(reply(requirements={"payment": {"status": "not_said", "value": NO_VALUE, "quote": ""}}))
+    assert [v.code for v in check(gone, FORM, by_id)] == ["read:not_said_contradicted"]
+    omitted = TEXT.replace(", and put the difference on my gift card ending 4171", "")
+    assert check(gone, FORM, omitted) == []
+
+
+def test_a_status_at_odds_with_its_value_is_inconsistent():
+    reading = FORM.parse(reply(requirements={"switch": {"status": "stated", "value": "linear"}}))
+    assert [v.code for v in check(reading, FORM, TEXT)] == ["read:inconsistent"]
+
+
+def test_quote_matching_is_mechanical_and_fuzzy_only_for_long_quotes():
+    assert normalise("  Clicky\u00a0SWITCHES!! ") == "clicky switches"
+    assert find_quote("CLICKY switches,", TEXT).found and not find_quote("CLICKY switches,", TEXT).fuzzy
+    assert not find_quote("lick", TEXT).found  # inside a word is not a quote
+    typo = find_quote("put the diference on my gift card", TEXT)
+    assert typo.found and typo.fuzzy
+    assert not find_quote("clickyy", TEXT).found  # short quotes match exactly or not at all
+    assert not find_quote("put the whole amount on my credit card", TEXT).found
+    # a slip may change a letter, never a number: another order id is not a quote of this one
+    assert not find_quote("keyboard in order #W2378157", TEXT).found
+    assert find_quote("keyboard in ordr #W2378156", TEXT).found
+
+
+def test_a_form_must_offer_the_truth():
+    with pytest.raises(ValueError):
+        ReadingForm(requirements=(FormRequirement(slot="s", phrase="p", truth="a", values=("b",)),),
+                    operation="x", operations=("x",))
+    assert isinstance(FORM.parse(reply()), Reading)
