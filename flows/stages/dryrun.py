@@ -198,10 +198,11 @@ class StandInGateway:
         self.real, self.standins, self.config = real, standins, real.config
         self.missing: Counter[str] = Counter()
 
-    async def complete(self, role: str, messages: list[dict[str, Any]], card_version: str) -> Exchange:
+    async def complete(self, role: str, messages: list[dict[str, Any]], card_version: str,
+                       schema: dict[str, Any] | None = None) -> Exchange:
         replies = self.standins.get(role)
         if replies is None:
-            return await self.real.complete(role, messages, card_version)  # type: ignore[arg-type]
+            return await self.real.complete(role, messages, card_version, schema)  # type: ignore[arg-type]
         sha = prompt_sha(messages)
         if sha not in replies.by_sha:
             self.missing[role] += 1

@@ -82,11 +82,12 @@ class SaltedGateway(Gateway):
     def _salted(self, card_version: str) -> str:
         return f"{card_version}|regenerate:{self.salt}"
 
-    def key(self, role: Any, messages: list[dict[str, Any]], card_version: str) -> str:
-        return super().key(role, messages, self._salted(card_version))
+    def key(self, role: Any, messages: list[dict[str, Any]], card_version: str, schema: dict[str, Any] | None = None) -> str:
+        return super().key(role, messages, self._salted(card_version), schema)
 
-    async def complete(self, role: Any, messages: list[dict[str, Any]], card_version: str) -> Any:
-        return await super().complete(role, messages, self._salted(card_version))
+    async def complete(self, role: Any, messages: list[dict[str, Any]], card_version: str,
+                       schema: dict[str, Any] | None = None) -> Any:
+        return await super().complete(role, messages, self._salted(card_version), schema)
 
 
 def salted_gateway(artifacts: Path, options: ModelOptions | None, salt: str) -> SaltedGateway:

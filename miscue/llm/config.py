@@ -104,6 +104,10 @@ class RoleConfig(BaseModel):
 
     model: str
     params: dict[str, Any] = Field(default_factory=dict)
+    # whether a request with a JSON Schema sends it as a structured-output ``response_format``:
+    # None asks litellm's model map; true/false say so for a server litellm cannot look up
+    # (a local vLLM or Ollama model behind an OpenAI-compatible route)
+    structured_output: bool | None = None
 
     @field_validator("model")
     @classmethod

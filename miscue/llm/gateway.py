@@ -199,17 +199,33 @@ class Gateway:
         return expected
 
     # -- public ---------------------------------------------------------------------------
-    def key(self, role: Role, messages: list[Message], card_version: str) -> str:
+    def key(self, role: Role, messages: list[Message], card_version: str, schema: dict[str, Any] | None = None) -> str:
         """The store key (``call_id``) this request would have."""
         cfg = self.config.role(role)
-        return request_key(cfg.model, messages, cfg.params, card_version)[0]
+        return request_key(cfg.model, messages, cfg.params, card_version, schema)[0]
 
-    async def complete(self, role: Role, messages: list[Message], card_version: str) -> Exchange:
+    def structured(self, role: Role) -> bool:
+        """Whether ``role``'s model is sent a reply schema as a structured-output ``response_format``:
+        as its configuration says, else as litellm's model map says (unknown models: no)."""
+        cfg = self.config.role(role)
+        if cfg.structured_output is not None:
+            return cfg.structured_output
+        try:
+            return bool(load_litellm().supports_response_schema(model=cfg.model))
+        except Exception:  # noqa: BLE001 - a model litellm cannot look up is sent no schema
+            return False
+
+    async def complete(self, role: Role, messages: list[Message], card_version: str,
+                       schema: dict[str, Any] | None = None) -> Exchange:
         """Answer ``messages`` with the model of ``role``: from the store when it holds the
-        request, else by a model call whose result is stored before this returns."""
+        request, else by a model call whose result is stored before this returns. ``schema``:
+        the JSON Schema the reply must follow, sent as ``response_format`` where the model takes
+        one (:meth:`structured`) and part of the request's key either way."""
         cfg = self.config.role(role)
         _check_messages(messages)
-        key, request = request_key(cfg.model, messages, cfg.params, card_version)
+        key, request = request_key(cfg.model, messages, cfg.params, card_version, schema)
+        response_format = ({"type": "json_schema", "json_schema": {"name": "reply", "schema": schema, "strict": True}}
+                           if schema is not None and self.structured(role) else None)
         usage = self._usage[role]
         stored = self.store.get(key)  # StoreCorrupt propagates: never silently re-called
         if stored is not None and stored.ok:
@@ -239,7 +255,7 @@ class Gateway:
             nonlocal attempts
             attempts += 1
             usage.requests += 1
-            return await self._attempt(role, cfg, messages, incurred)
+            return await self._attempt(role, cfg, messages, incurred, response_format)
 
         try:
             try:
@@ -279,12 +295,13 @@ class Gateway:
                         usage=answer.usage, cost=answer.cost, latency_s=answer.latency_s,
                         cached=False, attempts=attempts)
 
-    def complete_sync(self, role: Role, messages: list[Message], card_version: str) -> Exchange:
+    def complete_sync(self, role: Role, messages: list[Message], card_version: str,
+                      schema: dict[str, Any] | None = None) -> Exchange:
         """:meth:`complete` for synchronous callers (not from inside a running event loop)."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return stoppable.run(self.complete(role, messages, card_version))
+            return stoppable.run(self.complete(role, messages, card_version, schema))
         raise RuntimeError("complete_sync() called from a running event loop; await complete()")
 
     def usage_summary(self) -> dict[str, RoleUsage]:
@@ -292,8 +309,10 @@ class Gateway:
         return {role: usage.model_copy() for role, usage in self._usage.items()}
 
     # -- one attempt ----------------------------------------------------------------------
-    async def _attempt(self, role: str, cfg: RoleConfig, messages: list[Message], incurred: list[float]) -> _Answer:
+    async def _attempt(self, role: str, cfg: RoleConfig, messages: list[Message], incurred: list[float],
+                       response_format: dict[str, Any] | None = None) -> _Answer:
         litellm = load_litellm()
+        extra = {"response_format": response_format} if response_format is not None else {}
         state = self._state()
         timeout = self.config.timeout_s
         async with state.semaphore:
@@ -307,7 +326,7 @@ class Gateway:
                 # enforce ``timeout``; on HTTP routes litellm's own Timeout fires first.
                 response = await asyncio.wait_for(
                     litellm.acompletion(model=cfg.model, messages=messages, timeout=timeout,
-                                        max_retries=0, **cfg.params),
+                                        max_retries=0, **cfg.params, **extra),
                     timeout=timeout * 1.1 + 0.1)
             except Exception as exc:  # noqa: BLE001 - classified below; bugs re-raised
                 verdict = classify_error(exc)

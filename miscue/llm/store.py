@@ -146,15 +146,17 @@ def offline_code_version() -> str:
 
 
 def request_key(model: str, messages: list[Message], params: dict[str, Any],
-                card_version: str) -> tuple[str, dict[str, Any]]:
+                card_version: str, schema: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
     """The canonical request and its sha256 (the store key and ``call_id``); a request to an
-    embedded offline model carries the version of its code."""
+    embedded offline model carries the version of its code, one with a reply schema the schema."""
     request = {
         "model": model,
         "messages": messages,
         "params": {k: v for k, v in params.items() if k not in TRANSPORT_PARAMS},
         "card_version": card_version,
     }
+    if schema is not None:
+        request["schema"] = schema
     if model.startswith(OFFLINE_PREFIX):
         request["offline_code"] = offline_code_version()
     return hashlib.sha256(canonical_json(request).encode("utf-8")).hexdigest(), request

@@ -317,6 +317,49 @@ def test_parse_json_reply(text, expected):
     assert parse_json_reply(text) == expected
 
 
+# --- structured output ---------------------------------------------------------------------------
+
+
+def reading_form():
+    from miscue.reading import FormRequirement, ReadingForm
+
+    return ReadingForm(requirements=(FormRequirement(slot="cabin", phrase="the cabin", truth="business",
+                                                     values=("business", "economy", "basic economy")),),
+                       operation="book", operations=("book", "cancel"))
+
+
+def test_a_reply_schema_goes_as_response_format_where_the_model_takes_one(stub, tmp_path):
+    """extractor_a (gpt-4o-mini: litellm's map says it takes a schema) is sent it; extractor_b (a
+    name litellm cannot look up) is not, unless its configuration says so; the reply is parsed
+    and checked by the reading form either way; the schema is part of the request's key."""
+    form = reading_form()
+    schema = form.schema()
+    answer = {"requirements": {"cabin": {"status": "stated", "value": "business", "candidates": [], "quote": "business"}},
+              "operation": "book", "extras": [], "off_topic": "", "asks": True}
+    stub.enqueue(reply(json.dumps(answer)), reply("```json\n" + json.dumps(answer) + "\n```"))
+    gw = Gateway(make_config(stub), tmp_path)
+    assert gw.structured("extractor_a") and not gw.structured("extractor_b")
+    a = asyncio.run(gw.complete("extractor_a", MESSAGES, CARD, schema))
+    b = asyncio.run(gw.complete("extractor_b", MESSAGES, CARD, schema))
+    sent_a, sent_b = stub.requests
+    assert sent_a["response_format"] == {"type": "json_schema", "json_schema": {"name": "reply", "schema": schema,
+                                                                               "strict": True}}
+    assert "response_format" not in sent_b
+    assert form.parse(parse_json_reply(a.text)) == form.parse(parse_json_reply(b.text))
+    assert a.call_id != gw.key("extractor_a", MESSAGES, CARD) == gw.key("extractor_a", MESSAGES, CARD, None)
+    # a local server litellm cannot look up: the configuration says it takes a schema
+    local = make_config(stub, extractor_b=RoleConfig(model="openai/llama-3-stub", structured_output=True,
+                                                     params={"api_base": stub.base_url, "api_key": API_KEY}))
+    stub.enqueue(reply(json.dumps(answer)))
+    asyncio.run(Gateway(local, tmp_path / "local").complete("extractor_b", MESSAGES, CARD, schema))
+    assert stub.requests[-1]["response_format"]["json_schema"]["schema"] == schema
+    # and a model that would take one is sent none when its configuration says no
+    off = make_config(stub, extractor_a=RoleConfig(model="openai/gpt-4o-mini", structured_output=False,
+                                                   params={"api_base": stub.base_url, "api_key": API_KEY}))
+    asyncio.run(Gateway(off, tmp_path / "off").complete("extractor_a", MESSAGES, CARD, schema))
+    assert "response_format" not in stub.requests[-1]
+
+
 # --- configuration -----------------------------------------------------------------------------
 
 

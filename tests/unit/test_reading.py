@@ -45,6 +45,25 @@ def test_the_schema_has_each_requirements_legal_values_and_no_nullable_enum():
     assert other.schema_hash() != FORM.schema_hash()
 
 
+def test_the_schema_is_strict_every_object_closed_and_every_field_required():
+    """What OpenAI-style strict structured output accepts."""
+    objects = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if node.get("type") == "object":
+                objects.append(node)
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(FORM.schema())
+    assert len(objects) == 1 + 1 + len(FORM.requirements) + 1  # the reading, requirements, each one, an extra
+    assert all(o["additionalProperties"] is False and set(o["required"]) == set(o["properties"]) for o in objects)
+
+
 def test_a_plain_request_reads_with_no_departure_and_passes_every_check():
     reading = FORM.parse(reply())
     assert check(reading, FORM, TEXT) == [] and single_class(reading, FORM) is None
