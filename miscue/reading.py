@@ -28,12 +28,15 @@ import hashlib
 import json
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from rapidfuzz import fuzz
 
+from miscue.briefs import Requirement
 from miscue.schema import Verdict
 from miscue.taxonomy import ExtractionClass
 
@@ -126,9 +129,26 @@ class ReadingForm:
         if self.operation not in self.operations:
             raise ValueError(f"the task's operation {self.operation!r} is not among {self.operations}")
 
+    @classmethod
+    def of(cls, requirements: Sequence[Requirement], operation: str, others: Sequence[str] = ()) -> ReadingForm:
+        """The form of requirements as the planner gives them to extractors (``options=True``):
+        each one's spoken true value, its other legal values, the other ways customers say it."""
+        reqs = tuple(FormRequirement(slot=r.slot, phrase=r.phrase, truth=r.spoken,
+                                     values=tuple(dict.fromkeys([r.spoken, *(o.say for o in r.options)])),
+                                     says=tuple(r.says)) for r in requirements)
+        return cls(reqs, operation, tuple(dict.fromkeys([operation, *others])))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"requirements": [r.model_dump(mode="json") for r in self.requirements], "operation": self.operation,
+                "operations": list(self.operations)}
+
     def model(self) -> type[BaseModel]:
         """The pydantic model of a reply: one field per requirement, each with its own enums;
-        every field required (strict structured output requires them all)."""
+        every field required (strict structured output requires them all). Built once per form."""
+        return self._model
+
+    @cached_property
+    def _model(self) -> type[BaseModel]:
         fields: dict[str, Any] = {}
         for i, r in enumerate(self.requirements):
             value = Literal[(*r.values, NO_VALUE)]  # type: ignore[valid-type]

@@ -24,6 +24,7 @@ import jinja2
 
 from miscue.briefs import FLAWS, ExtractionInput, WriterBrief
 from miscue.model_replies import parse_blind, parse_multi, parse_targeted, parse_writer
+from miscue.reading import NO_VALUE, ReadingForm
 from miscue import resources, taxonomy
 from miscue.errors import MissingResource
 from miscue.taxonomy import FAULT_TYPES, WHOLE_MESSAGE_TYPES
@@ -36,6 +37,7 @@ TARGETED_FORM = "extract_targeted.j2"
 COMPOSITE_CARD = "composite.j2"
 TRANSFORM_CARD = "transform.j2"
 MULTI_FORM = "extract_multi.j2"
+READ_FORM = "read.j2"
 
 Messages = list[dict[str, Any]]
 
@@ -73,7 +75,7 @@ class PromptSet:
 
     def check(self) -> None:
         """Every template a run renders is there (:class:`MissingResource` names the first that is not)."""
-        for name in (FRAME, BLIND_FORM, TARGETED_FORM, COMPOSITE_CARD, TRANSFORM_CARD, MULTI_FORM,
+        for name in (FRAME, BLIND_FORM, TARGETED_FORM, COMPOSITE_CARD, TRANSFORM_CARD, MULTI_FORM, READ_FORM,
                      *(card_path(t) for t in FAULT_TYPES)):
             self.source(name)
 
@@ -121,6 +123,14 @@ class PromptSet:
     def render_blind(self, inp: ExtractionInput) -> tuple[Messages, str]:
         messages = self._two_part(BLIND_FORM, inp=inp, input_json=inp.model_dump_json())
         return messages, self.version(BLIND_FORM)
+
+    def render_read(self, inp: ExtractionInput, form: ReadingForm) -> tuple[Messages, str]:
+        """The reading form for ``inp``'s text and its version: the template's and the task's
+        reply schema's (so a change to either is a new request)."""
+        machine = {"input": inp.model_dump(mode="json"), "form": form.as_dict()}
+        messages = self._two_part(READ_FORM, inp=inp, form=form, no_value=NO_VALUE,
+                                  input_json=json.dumps(machine, ensure_ascii=False, sort_keys=True))
+        return messages, f"{self.version(READ_FORM)}+{form.schema_hash()}"
 
     def render_targeted(self, inp: ExtractionInput, flaw: str) -> tuple[Messages, str]:
         if flaw not in FLAWS:
@@ -224,6 +234,11 @@ def render_writer(brief: WriterBrief) -> tuple[Messages, str]:
 def render_blind(inp: ExtractionInput) -> tuple[Messages, str]:
     """The blind extraction form's messages and its version."""
     return prompts().render_blind(inp)
+
+
+def render_read(inp: ExtractionInput, form: ReadingForm) -> tuple[Messages, str]:
+    """The reading form's messages for ``inp``'s text and its version (template + reply schema)."""
+    return prompts().render_read(inp, form)
 
 
 def render_targeted(inp: ExtractionInput, flaw: str) -> tuple[Messages, str]:
