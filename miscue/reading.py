@@ -185,7 +185,8 @@ class ReadingForm:
             illegal = [e for e in exc.errors() if e["type"] == "literal_error"]
             code = "read:value_illegal" if illegal else "read:malformed"
             first = (illegal or exc.errors())[0]
-            raise ReadingError(code, f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from None
+            got = f" (got {first['input']!r})" if illegal else ""
+            raise ReadingError(code, f"{'.'.join(map(str, first['loc']))}: {first['msg']}{got}") from None
         return Reading.model_validate(checked.model_dump())
 
 

@@ -50,9 +50,11 @@ class Caller:
         self.benchmark = benchmark
         self.calls: list[LLMCall] = []
 
-    async def __call__(self, role: str, messages: list[dict[str, Any]], version: str, call_ids: list[str]) -> Exchange:
-        """One exchange; its id is appended to ``call_ids`` (the attempt's) once it succeeded."""
-        ex = await self.gateway.complete(role, messages, version)  # type: ignore[arg-type]
+    async def __call__(self, role: str, messages: list[dict[str, Any]], version: str, call_ids: list[str],
+                       schema: dict[str, Any] | None = None) -> Exchange:
+        """One exchange; its id is appended to ``call_ids`` (the attempt's) once it succeeded.
+        ``schema``: the JSON Schema the reply must follow (see :meth:`Gateway.complete`)."""
+        ex = await self.gateway.complete(role, messages, version, schema)  # type: ignore[arg-type]
         self.calls.append(LLMCall(
             benchmark=self.benchmark, call_id=ex.call_id, role=role, model=ex.model, cached=ex.cached,
             prompt_tokens=ex.usage.prompt_tokens, completion_tokens=ex.usage.completion_tokens, cost=ex.cost,

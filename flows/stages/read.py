@@ -1,0 +1,48 @@
+"""One extractor reads one text (DESIGN section 6, steps 3 and 4): the reading form rendered for
+the task, one call with the task's reply schema, the reply parsed tolerantly and validated against
+the form's enums, then checked against the text by code (:func:`miscue.reading.check`).
+
+The result is a reading and the verdicts it earned (``read:*`` codes; none: it holds). Deriving
+the class, agreement between the two extractors and admission build on it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable
+
+from miscue import writing
+from miscue.briefs import ExtractionInput
+from miscue.llm import parse_json_reply
+from miscue.reading import Reading, ReadingError, ReadingForm, check, find_quote
+from miscue.schema import Verdict
+
+Call = Callable[..., Awaitable[Any]]
+
+
+@dataclass
+class Read:
+    """What one extractor's reading came to."""
+
+    reading: Reading | None
+    verdicts: list[Verdict] = field(default_factory=list)
+    fuzzy_quotes: int = 0  # quotes found only by the fuzzy fallback
+
+    @property
+    def holds(self) -> bool:
+        return self.reading is not None and not self.verdicts
+
+
+async def read(call: Call, role: str, inp: ExtractionInput, form: ReadingForm, call_ids: list[str]) -> Read:
+    """``role``'s reading of ``inp.text`` (``call``: a :class:`~miscue.flows.stages.attempt.Caller`)."""
+    messages, version = writing.render_read(inp, form)
+    ex = await call(role, messages, version, call_ids, schema=form.schema())
+    data = parse_json_reply(ex.text)
+    if data is None:
+        return Read(None, [Verdict(stage="extract", code="read:malformed", detail=f"not a JSON object: {ex.text[:200]!r}")])
+    try:
+        reading = form.parse(data)
+    except ReadingError as exc:
+        return Read(None, [exc.verdict])
+    quotes = [r.quote for r in reading.requirements.values() if r.quote] + [e.quote for e in reading.extras]
+    fuzzy = sum(1 for q in quotes if (m := find_quote(q, inp.text)).found and m.fuzzy)
+    return Read(reading, check(reading, form, inp.text), fuzzy)
