@@ -1,7 +1,9 @@
 """Dual-extraction agreement: the two extractors must agree with each other and with the plan.
 
 The blind forms are compared on flaw class and requirement; the targeted forms on the
-type-specific fields (same stated value, same fallback, overlapping spans …).
+type-specific fields (same stated value, same fallback, overlapping spans …). Readings
+(:mod:`miscue.reading`) are compared on the class and target code derives from each, and on
+what each reads the target as (:func:`readings_agree`).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from collections.abc import Callable
 
 from miscue.briefs import BlindExtraction, TargetedExtraction, WriterBrief
 from miscue.host import Adapter
+from miscue.reading import Departure, Reading, ReadingForm, single_class
 from miscue.schema import Intent, Verdict
 from miscue.taxonomy import ExtractionClass, Target, fault_type
 from miscue.verifiers.text import norm
@@ -124,3 +127,49 @@ def targeted_agree(brief: WriterBrief, a: TargetedExtraction | None, b: Targeted
         if a.request_stated is not False or b.request_stated is not False:
             return _v("agree", "request_stated", f"{a.request_stated!r} / {b.request_stated!r}")
     return None
+
+
+# -- agreement on readings (DESIGN section 6, step 5) ---------------------------------------------
+
+
+def readings_agree(form: ReadingForm, a: Reading, b: Reading, plan: Departure | None) -> Verdict | None:
+    """Both extractors' readings derive the same single class and target, and the plan's
+    (``plan``: the planned departure; None for a request planned plain); the target is read
+    alike -- the same committed value, the same candidates, overlapping quotes, the same
+    operation, overlapping extras or off-topic spans. Every other requirement is read as stated
+    by both (a second departure is two faults: :func:`miscue.reading.single_class`)."""
+    found: dict[str, Departure | None] = {}
+    for who, r in (("a", a), ("b", b)):
+        d = single_class(r, form)
+        if isinstance(d, Verdict):
+            return _v("agree", "two_faults", f"extractor {who}: {d.detail}")
+        found[who] = d
+    da, db = found["a"], found["b"]
+    if da != db:
+        return _v("agree", "extractors_disagree", f"extractor a reads {_said(da)}, extractor b {_said(db)}")
+    if da is None or plan is None or da.cls != plan.cls:
+        if da == plan:
+            return None
+        return _v("agree", "flaw_mismatch", f"both read {_said(da)}, the plan is {_said(plan)}")
+    if da.target != plan.target:
+        return _v("agree", "slot_mismatch", f"both point at {da.target!r}, the plan at {plan.target!r}")
+    if da.target is not None:
+        ra, rb = a.requirements[da.target], b.requirements[da.target]
+        if da.cls in (ExtractionClass.substituted, ExtractionClass.presupposed) and ra.value != rb.value:
+            return _v("agree", "value_mismatch", f"{ra.value!r} / {rb.value!r}")
+        if da.cls in (ExtractionClass.marked, ExtractionClass.ambiguous) and set(ra.candidates) != set(rb.candidates):
+            return _v("agree", "candidates_mismatch", f"{sorted(ra.candidates)} / {sorted(rb.candidates)}")
+        if (ra.quote or rb.quote) and overlap(ra.quote, rb.quote) == 0:
+            return _v("agree", "span_mismatch", f"{ra.quote!r} / {rb.quote!r}")
+    elif da.cls == ExtractionClass.mismatch and a.operation != b.operation:
+        return _v("agree", "operation_mismatch", f"{a.operation!r} / {b.operation!r}")
+    elif da.cls == ExtractionClass.extras and overlap(" ".join(e.quote for e in a.extras),
+                                                     " ".join(e.quote for e in b.extras)) < 0.5:
+        return _v("agree", "extra_mismatch", f"{[e.quote for e in a.extras]} / {[e.quote for e in b.extras]}")
+    elif da.cls == ExtractionClass.noise and overlap(a.off_topic, b.off_topic) < 0.5:
+        return _v("agree", "span_mismatch", "the off-topic spans do not overlap")
+    return None
+
+
+def _said(d: Departure | None) -> str:
+    return "a plain request" if d is None else d.cls.value + (f" on {d.target}" if d.target else "")

@@ -1,0 +1,54 @@
+"""Agreement on readings (DESIGN section 6, step 5): both extractors' readings derive the same
+class and target as the plan, and read the target alike."""
+
+from __future__ import annotations
+
+import pytest
+
+from miscue.reading import NO_VALUE, Departure
+from miscue.taxonomy import ExtractionClass as C
+from miscue.verifiers.agreement import readings_agree
+
+from support.reading_forms import FORM, reply
+
+SUB = Departure(C.substituted, "switch")
+
+
+def both(a: dict, b: dict | None = None):
+    return FORM.parse(reply(**a)), FORM.parse(reply(**(a if b is None else b)))
+
+
+def test_the_same_substitution_as_planned_agrees():
+    a, b = both({"requirements": {"switch": {"status": "stated_other", "value": "linear", "quote": "clicky switches"}}})
+    assert readings_agree(FORM, a, b, SUB) is None
+
+
+@pytest.mark.parametrize("a, b, plan, code", [
+    # the two readers differ in class, in value, in candidates
+    ({"requirements": {"switch": {"status": "stated_other", "value": "linear"}}},
+     {"requirements": {"switch": {"status": "vague", "value": NO_VALUE}}}, SUB, "agree:extractors_disagree"),
+    ({"requirements": {"switch": {"status": "stated_other", "value": "linear"}}},
+     {"requirements": {"switch": {"status": "stated_other", "value": "tactile"}}}, SUB, "agree:value_mismatch"),
+    ({"requirements": {"switch": {"status": "ambiguous", "value": NO_VALUE, "candidates": ["clicky", "tactile"]}}},
+     {"requirements": {"switch": {"status": "ambiguous", "value": NO_VALUE, "candidates": ["clicky", "linear"]}}},
+     Departure(C.ambiguous, "switch"), "agree:candidates_mismatch"),
+    # both agree, but not with the plan
+    ({"requirements": {"payment": {"status": "not_said", "value": NO_VALUE, "quote": ""}}}, None, SUB, "agree:flaw_mismatch"),
+    ({"requirements": {"order": {"status": "stated_other", "value": "#W4776164"}}}, None, SUB, "agree:slot_mismatch"),
+    ({}, None, SUB, "agree:flaw_mismatch"),  # a plain reading of a text planned with a fault
+    # a reading that departs twice is two faults
+    ({"operation": "return", "requirements": {"switch": {"status": "stated_other", "value": "linear"}}}, None, SUB,
+     "agree:two_faults"),
+    ({"operation": "return"}, {"operation": "modify"}, Departure(C.mismatch), "agree:operation_mismatch"),
+    ({"extras": [{"quote": "in black", "condition": "colour = black"}]},
+     {"extras": [{"quote": "by Friday", "condition": "delivery = friday"}]}, Departure(C.extras), "agree:extra_mismatch"),
+])
+def test_disagreements_have_their_codes(a, b, plan, code):
+    ra, rb = both(a, b)
+    verdict = readings_agree(FORM, ra, rb, plan)
+    assert verdict is not None and verdict.code == code, verdict
+
+
+def test_a_plain_text_planned_plain_agrees():
+    a, b = both({})
+    assert readings_agree(FORM, a, b, None) is None
