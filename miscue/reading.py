@@ -37,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from rapidfuzz import fuzz
 
 from miscue.briefs import Requirement
+from miscue.language.domain import Domains
 from miscue.schema import Verdict
 from miscue.taxonomy import ExtractionClass
 
@@ -104,6 +105,13 @@ class FormRequirement(BaseModel):
     truth: str
     values: tuple[str, ...]
     says: tuple[str, ...] = ()
+    # the host's value behind each of ``values`` (same order), for executing a reading; empty
+    # when the form was made from spoken values only
+    legal: tuple[Any, ...] = ()
+
+    def legal_value(self, said: str) -> Any:
+        """The host value a reading's value names (KeyError: not one of this requirement's)."""
+        return dict(zip(self.values, self.legal))[said]
 
 
 class ReadingError(ValueError):
@@ -138,8 +146,29 @@ class ReadingForm:
                                      says=tuple(r.says)) for r in requirements)
         return cls(reqs, operation, tuple(dict.fromkeys([operation, *others])))
 
+    @classmethod
+    def of_domains(cls, domains: Domains, phrases: dict[str, str], operation: str,
+                   others: Sequence[str] = ()) -> ReadingForm:
+        """The form of an intent's value domains (host data): each requirement's legal values by
+        their spoken form (the true one first; a form two values share names the first), the
+        host value behind each, and every way customers say the true one -- ids among them."""
+        reqs = []
+        for slot, domain in domains.slots.items():
+            spoken: dict[str, Any] = {}
+            for v in domain.values:
+                spoken.setdefault(v.spoken, v.value)
+            truth = domain.values[0]
+            reqs.append(FormRequirement(slot=slot, phrase=phrases.get(slot, domain.names[0] if domain.names else slot),
+                                        truth=truth.spoken, values=tuple(spoken), legal=tuple(spoken.values()),
+                                        says=tuple(f for f in truth.heard if f != truth.spoken)))
+        return cls(tuple(reqs), operation, tuple(dict.fromkeys([operation, *others])))
+
+    def requirement(self, slot: str) -> FormRequirement:
+        return next(r for r in self.requirements if r.slot == slot)
+
     def as_dict(self) -> dict[str, Any]:
-        return {"requirements": [r.model_dump(mode="json") for r in self.requirements], "operation": self.operation,
+        return {"requirements": [r.model_dump(mode="json", exclude={"legal"}) for r in self.requirements],
+                "operation": self.operation,
                 "operations": list(self.operations)}
 
     def model(self) -> type[BaseModel]:

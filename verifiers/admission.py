@@ -15,6 +15,8 @@ from typing import Any
 
 from miscue.briefs import TargetedExtraction, WriterBrief
 from miscue.host import Adapter, NotExecutable
+from miscue.reading import NO_VALUE, Departure, ReadingForm
+from miscue.reading import Reading as ReadingRecord
 from miscue.schema import GroundTruth, Intent, Verdict
 from miscue.taxonomy import ExtractionClass, fault_type
 from miscue.verifiers.agreement import overlap
@@ -180,3 +182,79 @@ def admit(adapter: Adapter, root: Intent, truth: GroundTruth, brief: WriterBrief
         return Admission(None if matches == 1 else _reject("no_reading_matches_truth"), readings)
 
     return Admission(_reject("no_rule_for_class", cls.value))
+
+
+# -- admission of an agreed reading (DESIGN section 6, step 6) -----------------------------------
+
+
+def admit_reading(adapter: Adapter, root: Intent, truth: GroundTruth, form: ReadingForm, reading: ReadingRecord,
+                  found: Departure | None) -> Admission:
+    """Execute the literal reading of the text as the agreed ``reading`` says it (never the plan)
+    and apply the class rule of DESIGN section 6: a substituted or doubted value changes the
+    answer; a requirement left unsaid, pointed at or vague widens it (each candidate, or the slot
+    dropped); an ambiguous one gives readings that differ with exactly one the truth; an extra
+    narrows it or changes the state; another operation is refused or reaches another state; an
+    off-topic passage or a request never asked leaves the truth as it is."""
+    if found is None or found.cls in (ExtractionClass.noise, ExtractionClass.oblique):
+        r = _run(adapter, "as_stated", root, "reading")
+        ok = r.truth is not None and r.truth.hash == truth.hash
+        return Admission(None if ok else _reject("noise_changed_answer"), [r])
+    if found.cls == ExtractionClass.mismatch:
+        entry = next((m for m in adapter.mismatches(root) if m.phrase == reading.operation), None)
+        if entry is None:
+            return Admission(_reject("operation_not_compilable", repr(reading.operation)))
+        r = _run(adapter, "mismatched_operation", entry.reading, "reading")
+        refused = r.truth is None or r.truth.empty
+        ok = not truth.empty and (refused or r.truth.hash != truth.hash)  # type: ignore[union-attr]
+        return Admission(None if ok else _reject("mismatch_reaches_truth"), [r])
+    if found.cls == ExtractionClass.extras:
+        said = " ".join(f"{e.quote} {e.condition}" for e in reading.extras)
+        best = max(adapter.extras(root), key=lambda e: overlap(e.phrase, said), default=None)
+        if best is None or overlap(best.phrase, said) < 0.5:
+            return Admission(_reject("extra_not_compilable", repr(said)))
+        r = _run(adapter, "truth_plus_extra", best.reading, "reading")
+        if r.truth is None or r.truth.empty:
+            return Admission(_reject("extra_not_executable", r.error or "empty answer"), [r])
+        narrows = r.truth.issubset(truth) and len(r.truth.value) < len(truth.value)
+        return Admission(None if narrows or r.truth.hash != truth.hash else _reject("extra_did_not_narrow"), [r])
+
+    slot = found.target or ""
+    cond, req, read_as = root.condition(slot), form.requirement(slot), reading.requirements[slot]
+    if cond is None:
+        return Admission(_reject("target_not_in_intent", repr(slot)))
+
+    def as_value(said: str, name: str) -> Reading:
+        return _run(adapter, name, root.with_condition(cond.with_value(req.legal_value(said))), "reading")
+
+    others = [c for c in read_as.candidates if c != req.truth and c in req.values]
+    if found.cls in (ExtractionClass.substituted, ExtractionClass.presupposed) and read_as.value not in req.values \
+            and read_as.value != NO_VALUE:
+        return Admission(_reject("stated_value_not_a_legal_value", repr(read_as.value)))
+    if found.cls == ExtractionClass.substituted:
+        if read_as.value in (NO_VALUE, req.truth):
+            return Admission(_reject("stated_value_not_a_legal_value", repr(read_as.value)))
+        readings = [as_value(read_as.value, "stated_value")]
+        ok = all(r.truth is not None and not r.truth.empty and r.truth.hash != truth.hash for r in readings)
+        return Admission(None if ok else _reject("substitution_without_consequence"), readings)
+    if found.cls == ExtractionClass.presupposed:
+        readings = ([as_value(read_as.value, "fallback")] if read_as.value not in (NO_VALUE, req.truth)
+                    else [_run(adapter, "doubted_slot_dropped", root.without(slot), "reading")])
+        ok = all(r.truth is not None and not r.truth.empty and r.truth.hash != truth.hash for r in readings)
+        return Admission(None if ok else _reject("presupposition_without_consequence"), readings)
+    if found.cls in (ExtractionClass.withheld, ExtractionClass.marked):
+        readings = ([as_value(c, "candidate") for c in others] if others
+                    else [_run(adapter, "slot_dropped", root.without(slot), "reading")])
+        ok = any(r.truth is not None and not r.truth.empty and r.truth.hash != truth.hash for r in readings)
+        return Admission(None if ok else _reject("withhold_did_not_widen"), readings)
+    if found.cls == ExtractionClass.ambiguous:
+        if not others:
+            return Admission(_reject("no_second_reading", f"candidates {read_as.candidates}"))
+        readings = [_run(adapter, "reading_1", root, "reading"), *(as_value(c, "reading_2") for c in others)]
+        if any(r.truth is None for r in readings):
+            return Admission(_reject("reading_not_executable", next(r.error or "" for r in readings if r.truth is None)),
+                             readings)
+        if all(r.truth.hash == readings[0].truth.hash for r in readings[1:]):  # type: ignore[union-attr]
+            return Admission(_reject("readings_agree"), readings)
+        matches = sum(1 for r in readings if r.truth.hash == truth.hash)  # type: ignore[union-attr]
+        return Admission(None if matches == 1 else _reject("no_reading_matches_truth"), readings)
+    return Admission(_reject("no_rule_for_class", found.cls.value))

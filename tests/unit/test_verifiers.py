@@ -199,3 +199,54 @@ def test_item_ids_say_the_values_of_the_variant_they_name(retail, retail_graphs)
     held_id = text.replace("item 1569765161", "item 8384507844")  # the lamp held now names no new option
     assert reading.slots["exchange.items"].state == "true"
     assert {st.state for slot, st in read(retail, root.intent, held_id).slots.items() if ".item1." in slot} == {"open"}
+
+
+@pytest.fixture(scope="module")
+def lamp(retail, retail_graphs):
+    """Retail task 7 (exchange a desk lamp for a low-brightness, AC-adapter one) and its reading form."""
+    from miscue.reading import ReadingForm
+
+    root = next(g for g in retail_graphs.graphs if g.task_id == "7").root
+    domains = retail.grounder(root.intent).domains
+    form = ReadingForm.of_domains(domains, {}, retail.request_phrase(root.intent),
+                                  [m.phrase for m in retail.mismatches(root.intent)])
+    return root, form
+
+
+def _reading(form, operation=None, **slots):
+    from miscue.reading import Reading
+
+    reqs = {r.slot: {"status": "stated", "value": r.truth, "candidates": [], "quote": ""} for r in form.requirements}
+    for slot, fields in slots.items():
+        reqs[slot] = {**reqs[slot], **fields}
+    return Reading.model_validate({"requirements": reqs, "operation": operation or form.operation})
+
+
+@pytest.mark.parametrize("cls, slot, fields, operation, admitted", [
+    ("substituted", "exchange.item1.brightness", {"status": "stated_other", "value": "medium"}, None, True),
+    ("withheld", "exchange.item1.power source", {"status": "not_said", "value": "(no value)"}, None, True),
+    ("ambiguous", "exchange.item1.brightness", {"status": "ambiguous", "value": "(no value)",
+                                                "candidates": ["low", "medium"]}, None, True),
+    ("ambiguous", "exchange.item1.brightness", {"status": "ambiguous", "value": "(no value)",
+                                                "candidates": ["low"]}, None, False),  # no second reading
+    ("mismatch", None, {}, "change the items of order #W6390527", True),
+    (None, None, {}, None, True),  # read plain (an off-topic passage, no ask): executed as stated, it is the truth
+])
+def test_an_agreed_reading_is_executed(retail, lamp, cls, slot, fields, operation, admitted):
+    """Admission runs the reading, never the plan: the host values behind the read values are
+    executed in the real tau2 environment and the class rule applies."""
+    from miscue.reading import Departure, single_class
+    from miscue.taxonomy import ExtractionClass
+    from miscue.verifiers.admission import admit_reading
+
+    root, form = lamp
+    reading = _reading(form, operation, **({slot: fields} if slot else {}))
+    found = single_class(reading, form)
+    assert found == (Departure(ExtractionClass(cls), slot) if cls else None)
+    result = admit_reading(retail, root.intent, root.ground_truth, form, reading, found)
+    assert result.admitted is admitted, result.verdict
+    assert all(r.source == "reading" for r in result.readings) and (result.readings or not admitted)
+    if cls is None:
+        assert result.readings[0].truth.hash == root.ground_truth.hash
+    if cls == "substituted":  # the medium-brightness lamp on an AC adapter is another item
+        assert result.readings[0].truth.hash != root.ground_truth.hash
