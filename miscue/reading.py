@@ -166,6 +166,12 @@ class ReadingForm:
     def requirement(self, slot: str) -> FormRequirement:
         return next(r for r in self.requirements if r.slot == slot)
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ReadingForm:
+        """The form :meth:`as_dict` wrote (what a prompt carries: no host values)."""
+        return cls(tuple(FormRequirement.model_validate(r) for r in data["requirements"]), data["operation"],
+                   tuple(data["operations"]))
+
     def as_dict(self) -> dict[str, Any]:
         return {"requirements": [r.model_dump(mode="json", exclude={"legal"}) for r in self.requirements],
                 "operation": self.operation,

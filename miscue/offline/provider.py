@@ -8,11 +8,12 @@
   ``<composite>{"components": [...]}</composite>`` with :func:`~miscue.offline.writer.write_composite`
   and a second pass's ``<transform>{"text", "components", "keep"}</transform>`` with
   :func:`~miscue.offline.writer.write_transform`;
-- ``offline/lexical`` and ``offline/parse`` read the ``<input>…</input>`` JSON (an
-  :class:`ExtractionInput`) and, when a ``<form>CLASS</form>`` is present, answer the targeted
-  form for that class (with ``<scope>composite</scope>``: the composite-aware variant), for
-  ``<form>multi</form>`` every flaw found (``{"flaws": [...]}``), else the blind form; the
-  answer is a JSON object.
+- ``offline/lexical`` and ``offline/parse`` answer the reading form (``<input>`` JSON holding
+  ``input`` and ``form``) with a :class:`~miscue.reading.Reading` from their own evidence; they
+  read the ``<input>…</input>`` JSON (an :class:`ExtractionInput`) and, when a
+  ``<form>CLASS</form>`` is present, answer the targeted form for that class (with
+  ``<scope>composite</scope>``: the composite-aware variant), for ``<form>multi</form>`` every
+  flaw found (``{"flaws": [...]}``), else the blind form; the answer is a JSON object.
 
 A prompt the handler cannot read (no tag, bad JSON, off-schema) gets an empty reply, never an
 exception (the gateway treats an empty reply as a failed attempt). Usage is counted
@@ -31,6 +32,7 @@ from pydantic import ValidationError
 
 from miscue.briefs import FLAWS, ExtractionInput, WriterBrief
 from miscue.llm.env import load_litellm
+from miscue.reading import ReadingForm
 from miscue.offline import extractors as _extractors
 from miscue.offline import writer as _writer
 
@@ -100,8 +102,12 @@ def answer(model: str, messages: Any) -> str:
             raw = _last(_INPUT, text)
             if raw is None:
                 return ""
-            inp = ExtractionInput.model_validate_json(raw.strip())
             extractor = _extractors.EXTRACTORS[name]
+            data = json.loads(raw.strip())
+            if isinstance(data, dict) and "form" in data and "input" in data:  # the reading form
+                reading = extractor.read(ExtractionInput.model_validate(data["input"]), ReadingForm.from_dict(data["form"]))
+                return reading.model_dump_json()
+            inp = ExtractionInput.model_validate(data)
             form = _last(_FORM, text)
             if form is None:
                 result = extractor.blind(inp)

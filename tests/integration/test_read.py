@@ -81,3 +81,22 @@ def test_readings_are_parsed_validated_and_held_to_the_text(task, tmp_path):
     assert [v.code for v in wrong_quote.verdicts] == ["read:quote_absent"]
     assert [v.code for v in wrong_value.verdicts] == ["read:value_illegal"] and "dazzling" in wrong_value.verdicts[0].detail
     assert [v.code for v in not_said.verdicts] == ["read:not_said_contradicted"]
+
+
+def test_the_offline_readers_answer_the_reading_form_through_the_gateway(task, tmp_path):
+    """The offline models, served through litellm like any provider, answer the rendered reading
+    form with readings that parse against the task's enums and hold to the text."""
+    from miscue.flows.stages.benchmark import offline_gateway
+
+    inp, form = task
+    caller = Caller(offline_gateway(tmp_path), "tau2-retail")
+
+    async def both():
+        return [await read(caller, role, inp, form, []) for role in ("extractor_a", "extractor_b")]
+
+    a, b = asyncio.run(both())
+    assert a.holds and b.holds, (a.verdicts, b.verdicts)
+    slot = next(r.slot for r in form.requirements if r.slot.endswith("brightness"))
+    assert {x.reading.requirements[slot].status for x in (a, b)} == {"stated_other"}  # "high brightness", truth low
+    assert {x.reading.requirements[slot].value for x in (a, b)} == {"high"}
+    assert {c.model for c in caller.calls} == {"offline/lexical", "offline/parse"}

@@ -14,7 +14,8 @@ from typing import Generic, TypeVar
 
 from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
 from miscue.language import Domains
-from miscue.language.states import TextReading
+from miscue.language.states import SlotReading, TextReading
+from miscue.reading import NO_VALUE, Extra, Reading, ReadingForm, RequirementReading
 
 View = TypeVar("View")
 
@@ -215,6 +216,36 @@ class Extractor(ABC, Generic[View]):
             return found if found is not None else none
         return none
 
+    def read(self, inp: ExtractionInput, form: ReadingForm) -> Reading:
+        """The reading form answered from this extractor's own evidence (DESIGN section 6a: the
+        offline readers return the same reading object as a model): each requirement's grounded
+        state as a status, the value and candidates it names among the form's legal values, the
+        words it was said with; the operation named instead of the request (the form's operation
+        its words share most with), an added detail, an off-topic passage, whether it asks."""
+        v = self.view(inp)
+        text_reading, domains = self.reading(v)
+        premise = self.presupposed(v)
+        requirements = {}
+        for req in form.requirements:
+            st = text_reading.slots.get(req.slot)
+            spoken = _spoken(domains, req.slot, st, req.values)
+            if premise is not None and premise.requirement == req.slot:
+                fallback = next((s for s in spoken if s != req.truth), NO_VALUE)
+                requirements[req.slot] = RequirementReading(status="doubted", value=fallback, quote=premise.clause or "")
+            else:
+                requirements[req.slot] = _requirement(st, req.truth, spoken, domains, req.slot, text_reading.grounding.text)
+        said_op = self.operation(v)
+        others = sorted((o for o in form.operations if o != form.operation), key=lambda o: -_shared(o, said_op or ""))
+        operation = others[0] if said_op and others and _shared(others[0], said_op) > 0 else form.operation
+        detail, off_topic = self.extra(v), self.noise(v) or ""
+        # a detail is an extra only outside what the reading already accounts for: the operation
+        # asked for, the off-topic passage, the words said for a requirement
+        accounted = [said_op or "", off_topic, *(r.quote for r in requirements.values())]
+        extras = [Extra(quote=detail, condition=detail)] \
+            if detail and not any(detail.lower() in a.lower() or _shared(detail, a) > 0.5 for a in accounted if a) else []
+        return Reading(requirements=requirements, operation=operation, extras=extras, off_topic=off_topic,
+                       asks=self.request_stated(v))
+
     def blind_multi(self, inp: ExtractionInput) -> list[BlindExtraction]:
         """The multi-flaw blind form: every flaw found, on its requirement."""
         return [BlindExtraction(flaw=f.flaw, requirement=f.requirement) for f in self.findings(inp)]
@@ -227,3 +258,46 @@ class Extractor(ABC, Generic[View]):
         if flaw == "oblique":
             return TargetedExtraction(flaw="oblique", request_stated=True)
         return TargetedExtraction(flaw="none")
+
+
+def _spoken(domains: Domains, slot: str, st: SlotReading | None, legal: tuple[str, ...]) -> list[str]:
+    """The form's values (spoken) among the value keys the text gives for ``slot``."""
+    if st is None or slot not in domains.slots:
+        return []
+    d = domains[slot]
+    out = []
+    for key in st.values:
+        value = d.value(key)
+        if value is not None and value.spoken in legal and value.spoken not in out:
+            out.append(value.spoken)
+    return out
+
+
+def _requirement(st: SlotReading | None, truth: str, spoken: list[str], domains: Domains, slot: str,
+                 text: str) -> RequirementReading:
+    """One requirement's grounded state as a reading's status, value, candidates and quote (for an
+    ambiguity of structure, the clause around the words: how far they reach is the ambiguity)."""
+    quote = st.mentions[0].text if st is not None and st.mentions else ""
+    if st is not None and st.structural and st.mentions:
+        quote = _clause_around(text, st.mentions[0].start, st.mentions[0].end)
+    if st is None or st.state in ("open", "partial"):
+        return RequirementReading(status="not_said")
+    if st.state == "true":
+        return RequirementReading(status="stated", value=truth, quote=quote)
+    if st.state in ("other", "unknown"):
+        other = next((s for s in spoken if s != truth), NO_VALUE)
+        return RequirementReading(status="stated_other", value=other, quote=quote)
+    if st.state == "ambiguous":
+        return RequirementReading(status="ambiguous", candidates=spoken, quote=quote)
+    if st.state == "marked":
+        ordered = slot in domains.slots and domains[slot].ordered
+        return RequirementReading(status="vague" if ordered else "pointer", candidates=spoken, quote=quote)
+    if st.state == "doubted":
+        return RequirementReading(status="doubted", value=next((s for s in spoken if s != truth), NO_VALUE), quote=quote)
+    return RequirementReading(status="not_said")
+
+
+def _shared(a: str, b: str) -> float:
+    """Share of the shorter phrase's words the other one has (0 when either is empty)."""
+    wa, wb = set(a.lower().split()), set(b.lower().split())
+    return len(wa & wb) / min(len(wa), len(wb)) if wa and wb else 0.0
