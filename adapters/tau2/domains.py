@@ -115,11 +115,8 @@ def tau2_domains(adapter: Any, intent: Intent) -> Domains:
                 order = orders.get(orders_of.get(label) or held_of.get(label, ""), {})
                 told[prefix] = _told_by_other_options(adapter, intent, prefix, product, order)
             telling = told[prefix].get(option, ()) if c.op == "=" else ()
-            order = orders.get(orders_of.get(label) or held_of.get(label, ""), {})
-            by_id = _said_by_item_ids(adapter, product, option, order)
             legal = _legal(values, lambda v, o=option: option_forms(o, v),
-                           lambda v, t=c.value, f=telling, o=option, ids=by_id:
-                           (f if v == t else ()) + HEARD_SYNONYMS.get((o, v), ()) + ids.get(canonical_json(v), ()))
+                           lambda v, t=c.value, f=telling, o=option: (f if v == t else ()) + HEARD_SYNONYMS.get((o, v), ()))
             if c.op in BOUND_FORMS:  # the truth is a bound: said with its own words around the value's forms
                 said = tuple(b.format(f) for f in legal[0].forms[:4] for b in BOUND_FORMS[c.op])
                 legal = (LegalValue(c.value, said + legal[0].forms), *legal[1:])
@@ -128,9 +125,7 @@ def tau2_domains(adapter: Any, intent: Intent) -> Domains:
                                        ordered=adapter.is_ordered_slot(intent, c.slot), has_current=True)
         elif field == "items":
             names = sorted({d["product"] for d in c.value} | {d["product"] for alt in alternatives for d in alt})
-            lines = orders.get(orders_of.get(label) or held_of.get(label, ""), {}).get("items", [])
-            slots[c.slot] = _list_domain(c.slot, c.value, alternatives,
-                                         lambda d, ns=names, ls=lines: (product_forms(d, ns), (), _line_ids(d, ls)),
+            slots[c.slot] = _list_domain(c.slot, c.value, alternatives, lambda d, ns=names: (product_forms(d, ns), ()),
                                          FIELD_NAMES["items"], anchors)
         elif field == "flights":
             current = _current(adapter, anchor_id, "flights")
@@ -180,33 +175,6 @@ def _current(adapter: Any, reservation: str | None, field: str) -> Any:
 
 def _segments_of(flights: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return [(s["flight_number"], s["date"]) for s in flights]
-
-
-def _id_forms(item_id: str) -> tuple[str, ...]:
-    return (item_id,)
-
-
-def _said_by_item_ids(adapter: Any, product: dict[str, Any], option: str,
-                      order: dict[str, Any]) -> dict[str, tuple[str, ...]]:
-    """Per value of one option of a new item (by its canonical encoding), the item ids that say
-    it: a variant's id names the variant, and so each of its option values ("exchange it for item
-    8573379326"). Only available variants (the ones an exchange can give), and not the items the
-    customer holds now: those name the item being replaced. Heard by readers, never offered to writers."""
-    held = {line.get("item_id") for line in order.get("items", [])}
-    out: dict[str, tuple[str, ...]] = {}
-    for p in adapter.db.raw["products"].values():
-        if p["name"] != product.get("product"):
-            continue
-        for item_id, variant in sorted(p["variants"].items()):
-            if option in variant["options"] and variant.get("available") and item_id not in held:
-                key = canonical_json(variant["options"][option])
-                out[key] = out.get(key, ()) + _id_forms(item_id)
-    return out
-
-
-def _line_ids(part: dict[str, Any], lines: list[dict[str, Any]]) -> tuple[str, ...]:
-    """The ids of the order's lines holding ``part``'s product: "return item 3358616356" names it."""
-    return tuple(f for line in lines if line.get("name") == part.get("product") for f in _id_forms(str(line.get("item_id"))))
 
 
 def _all_option_values(adapter: Any, intent: Intent, label: str, product: dict[str, Any], option: str) -> list[Any]:
