@@ -42,7 +42,8 @@ def _cli(*args: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, Any]:
-    """build, build again, build --skip-unchanged, regenerate factual_error: all through the CLI."""
+    """build, build again, build --skip-unchanged, regenerate factual_error, build --skip-unchanged
+    once more (the latest version now differs, the first two do not): all through the CLI."""
     art = tmp_path_factory.mktemp("corpora-e2e")
     a = ["--artifacts", str(art)]
     out: dict[str, Any] = {"artifacts": art}
@@ -50,6 +51,7 @@ def runs(tmp_path_factory) -> dict[str, Any]:
     out["build2"] = _cli("build", *SMALL, *a)
     out["build3"] = _cli("build", *SMALL, "--skip-unchanged", *a)
     out["regen"] = _cli("regenerate", "--fault-type", "factual_error", *a)
+    out["build4"] = _cli("build", *SMALL, "--skip-unchanged", *a)
     print({k: v["_seconds"] for k, v in out.items() if isinstance(v, dict)})
     return out
 
@@ -83,13 +85,13 @@ def test_the_report_tables_are_prefect_artifacts_of_a_completed_run(runs):
 
     with get_client(sync_client=True) as client:
         flow_runs = client.read_flow_runs(flow_filter=FlowFilter(name=FlowFilterName(any_=["miscue-build", "miscue-regenerate"])))
-        assert len(flow_runs) == 4 and all(fr.state and fr.state.is_completed() for fr in flow_runs)
+        assert len(flow_runs) == 5 and all(fr.state and fr.state.is_completed() for fr in flow_runs)
         arts = client.read_artifacts(
             artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=["report-table4", "corpus-report"])))
         by_run = {a.flow_run_id for a in arts if a.key == "report-table4"}
-        # the two builds that published and the regeneration; the unchanged rebuild published no report tables
+        # the two builds that published and the regeneration; the unchanged rebuilds published no report tables
         assert by_run <= {fr.id for fr in flow_runs} and len(by_run) == 3
-        assert len({a.flow_run_id for a in arts if a.key == "corpus-report"}) == 4
+        assert len({a.flow_run_id for a in arts if a.key == "corpus-report"}) == 5
         table = next(a for a in arts if a.key == "report-table4")
         assert "tau2-retail" in json.dumps(table.data)
 
@@ -111,11 +113,23 @@ def test_second_build_makes_no_model_calls_and_has_identical_content_hashes(runs
     # with --skip-unchanged the same rebuild publishes nothing and says so
     b3 = runs["build3"]
     assert b3["version"] is None and b3["unchanged_from"] == "v0002" and b3["run"]["model_calls"] == 0
+    # a rebuild says so when its samples equal an earlier version's, and a first build does not
+    assert b2["same_samples_as"] == ["v0001"] and not runs["build1"].get("same_samples_as")
+
+
+def test_skip_unchanged_compares_with_every_published_version(runs):
+    """After the regeneration (v0003: its llm_calls differ) the same build again equals v0001 and
+    v0002, not the latest: it publishes nothing and names the latest equal version."""
+    b4 = runs["build4"]
+    assert corpus.versions(runs["artifacts"]) == ["v0001", "v0002", "v0003"]
+    assert b4["version"] is None and b4["unchanged_from"] == "v0002" and b4["run"]["model_calls"] == 0
 
 
 def test_regenerate_one_fault_type_carries_every_other_row_over(runs):
     art, rg = runs["artifacts"], runs["regen"]
     assert rg["version"] == "v0003" and rg["parent"] == "v0002"
+    # the offline models wrote and admitted the same factual errors again: the regeneration says so
+    assert rg["same_samples_as"] == ["v0001", "v0002"]
     man = corpus.manifest(art, "v0003")
     assert man["parent"] == "v0002" and man["kind"] == "regenerate"
     assert man["regeneration"]["fault_types"] == ["factual_error"]
