@@ -9,9 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
-import shutil
 import stat
-from pathlib import Path
 
 import duckdb
 import pyarrow as pa
@@ -21,6 +19,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from support import synthetic_corpus as syn
+from support.format_1 import as_format_1
 
 from miscue.flows.cli import app
 from miscue.flows.cli import audit as audit_cli
@@ -28,7 +27,6 @@ from miscue import corpus
 from miscue.reports import audit
 
 runner = CliRunner()
-DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def flat(text: str) -> str:
@@ -220,8 +218,10 @@ def printed(monkeypatch, width: int, args: list[str]) -> str:
 
 def test_a_corpus_of_the_first_format_reads_with_todays_names(tmp_path):
     """attempts.text became attempts.query (format 2): a version published before still audits."""
-    shutil.copytree(DATA / "corpus_format_1" / "corpora", tmp_path / "corpora")
+    syn.publish(tmp_path)
+    as_format_1(tmp_path, "v0001")  # v0001 as the format-1 code wrote it
     assert corpus.manifest(tmp_path, "v0001")["format"] == "miscue-corpus/1"
+    assert "text" in pq.read_table(tmp_path / "corpora" / "v0001" / "attempts.parquet").column_names
     assert corpus.verify_corpus("v0001", tmp_path).ok  # its files as they were written
     syn.publish(tmp_path, parent="v0001")
     assert corpus.manifest(tmp_path, "v0002")["format"] == corpus.FORMAT == "miscue-corpus/2"
