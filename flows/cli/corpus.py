@@ -71,7 +71,7 @@ def build(
     attempts: int = typer.Option(4, min=1, help="attempts per cell"),
     task: Optional[list[str]] = TASKS,
     skip_unchanged: bool = typer.Option(
-        False, "--skip-unchanged", help="publish nothing when every table equals the latest version's"),
+        False, "--skip-unchanged", help="publish nothing when every table equals a published version's"),
     composite: Optional[str] = COMPOSITE,
     workers: Optional[int] = typer.Option(
         None, "--workers", min=1,
