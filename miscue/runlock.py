@@ -26,6 +26,7 @@ from typing import Any, Iterator
 from miscue import errors
 
 LOCK_NAME = ".lock"
+NAME_PATIENCE_S = 2.0  # how long a refused run waits for a fresh holder to write its name
 
 _held: dict[str, int] = {}  # resolved lock path -> depth, in this process
 _guard = threading.Lock()
@@ -53,6 +54,20 @@ def holder(artifacts: str | os.PathLike[str]) -> dict[str, Any]:
         return json.loads(lock_path(artifacts).read_text() or "{}")
     except (OSError, ValueError):
         return {}
+
+
+def _named_holder(artifacts: str | os.PathLike[str]) -> dict[str, Any]:
+    """The holder of a lock just found taken, waiting briefly for it to name itself.
+
+    The holder takes the flock first and writes its pid a moment later, so a run refused in
+    that moment would read an empty file; it polls until the name is there (or gives up and
+    says "?")."""
+    deadline = time.monotonic() + NAME_PATIENCE_S
+    while True:
+        found = holder(artifacts)
+        if found.get("pid") or time.monotonic() >= deadline:
+            return found
+        time.sleep(0.01)
 
 
 @contextlib.contextmanager
@@ -85,7 +100,7 @@ def run_lock(artifacts: str | os.PathLike[str], command: str | None = None, wait
                 break
             except BlockingIOError:
                 if not wait or (deadline is not None and time.monotonic() >= deadline):
-                    raise RunLocked(path, holder(artifacts)) from None
+                    raise RunLocked(path, _named_holder(artifacts)) from None
                 time.sleep(poll_s)
         info = {"pid": os.getpid(), "command": command or " ".join(sys.argv)[:500],
                 "since": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
