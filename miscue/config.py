@@ -69,6 +69,9 @@ class GenerateConfig(BaseModel):
     # the customer says who they are in the request, the way the host's users identify themselves
     # to its agent (name and zip or email on retail, user id on airline); hosts without one ignore it
     identity: bool = True
+    # the reading path (DESIGN section 6: one reading form per extractor, code checks it and
+    # executes it) instead of the blind and targeted forms read through the rule grounder
+    reading: bool = False
 
     @field_validator("fault_types")
     @classmethod

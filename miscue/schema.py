@@ -256,6 +256,8 @@ class Attempt(BaseModel):
     blind_b: str | None = None
     targeted_a: str | None = None
     targeted_b: str | None = None
+    reading_a: str | None = None  # the reading path: extractor A's reading of the text, JSON
+    reading_b: str | None = None
     readings_json: str | None = None
     readings_executed: int | None = None
     truth_hash: str | None = None

@@ -132,6 +132,19 @@ def targeted_agree(brief: WriterBrief, a: TargetedExtraction | None, b: Targeted
 # -- agreement on readings (DESIGN section 6, step 5) ---------------------------------------------
 
 
+def reading_matches_plan(form: ReadingForm, reading: Reading, plan: Departure | None, who: str) -> Verdict | None:
+    """Does one extractor's reading derive the plan's class and target? (The gate after
+    extractor A: when it fails, B is not asked.)"""
+    d = single_class(reading, form)
+    if isinstance(d, Verdict):
+        return _v("agree", "two_faults", f"extractor {who}: {d.detail}")
+    if d == plan:
+        return None
+    if d is None or plan is None or d.cls != plan.cls:
+        return _v("agree", "flaw_mismatch", f"extractor {who} reads {_said(d)}, the plan is {_said(plan)}")
+    return _v("agree", "slot_mismatch", f"extractor {who} points at {d.target!r}, the plan at {plan.target!r}")
+
+
 def readings_agree(form: ReadingForm, a: Reading, b: Reading, plan: Departure | None) -> Verdict | None:
     """Both extractors' readings derive the same single class and target, and the plan's
     (``plan``: the planned departure; None for a request planned plain); the target is read

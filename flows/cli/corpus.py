@@ -73,6 +73,9 @@ def build(
     skip_unchanged: bool = typer.Option(
         False, "--skip-unchanged", help="publish nothing when every table equals a published version's"),
     composite: Optional[str] = COMPOSITE,
+    reading: bool = typer.Option(
+        False, "--reading", help="verify on the reading path (DESIGN 6: one reading per extractor, checked and executed "
+                                 "by code) instead of the blind and targeted forms"),
     workers: Optional[int] = typer.Option(
         None, "--workers", min=1,
         help="run the stages as shards on a local Dask cluster of N worker processes (default: in-process)"),
@@ -112,7 +115,7 @@ def build(
         res = run_flow(build_flow, err.print, benchmarks=names, fault_types=types, attempts=attempts,
                          artifacts=artifacts_arg(artifacts), skip_unchanged=skip_unchanged,
                          composite_ks=composite_ks, models=models, workers=workers, dask_address=dask_address,
-                       tasks=tasks)
+                       tasks=tasks, reading=reading)
     res["seconds"] = round(time.perf_counter() - started, 1)
     _print_result(res, as_json, "build")
 

@@ -41,6 +41,9 @@ def generate(
     price: Optional[float] = PRICE,
     replay_only: bool = OFFLINE_REPLAY,
     max_concurrent_cells: int = typer.Option(16, min=1, help="cells run at once"),
+    reading: bool = typer.Option(
+        False, "--reading", help="verify on the reading path (DESIGN 6: one reading per extractor, checked and executed "
+                                 "by code) instead of the blind and targeted forms"),
     wait: bool = typer.Option(False, "--wait", help="wait for another run's lock instead of refusing"),
     as_json: bool = AS_JSON,
     quiet: bool = QUIET,
@@ -53,7 +56,7 @@ def generate(
     with exit_codes():
         names = check_benchmarks(benchmark)
         gen = GenerateConfig(attempts=attempts, fault_types=check_fault_types(fault_type_),
-                             max_concurrent_cells=max_concurrent_cells)
+                             max_concurrent_cells=max_concurrent_cells, reading=reading)
         tasks = parse_tasks(task, names)
     from miscue.flows.stages.build import generate as generate_pass  # writes Parquet: imported when generating
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from miscue.flows.stages.attempt import Judgement, RunResult, Stage, gather_all, refused_record, sample_record
+from miscue.flows.stages.read import Read, read
 from miscue.flows.stages.shifts import shift_options
 from miscue import writing
 from miscue.briefs import BlindExtraction, ExtractionInput, Requirement, TargetedExtraction, WriterBrief
@@ -21,11 +22,12 @@ from miscue.canonical import canonical_json, content_hash
 from miscue.config import GenerateConfig
 from miscue.host import Adapter
 from miscue.planning import AttemptPlan, CellPlan, PlanError, Planner
+from miscue.reading import Departure, ReadingForm, single_class
 from miscue.schema import Attempt, Cell, GroundTruth, Intent, IntentGraph, Verdict
-from miscue.taxonomy import fault_type
-from miscue.verifiers.admission import admit
-from miscue.verifiers.agreement import blind_matches_plan, grounded_values, targeted_agree
-from miscue.verifiers.text import check_text
+from miscue.taxonomy import SLOT_TARGETS, fault_type
+from miscue.verifiers.admission import admit, admit_reading
+from miscue.verifiers.agreement import blind_matches_plan, grounded_values, reading_matches_plan, readings_agree, targeted_agree
+from miscue.verifiers.text import check_text, mechanical
 
 Found = tuple[BlindExtraction | None, TargetedExtraction | None]
 
@@ -82,6 +84,53 @@ class SinglePlan:
         return Judgement(verdict, canonical_json([r.record() for r in admission.readings]), admission.executed, admission)
 
 
+@dataclass
+class ReadingPlan(SinglePlan):
+    """A k = 1 attempt on the reading path (DESIGN section 6, steps 2-6: models read, code checks):
+    the mechanical text checks only; one reading form per extractor (:func:`read`), its quotes,
+    values and statuses checked by code; the class derived from each reading and held to the
+    plan (A failing: B is not asked), then to the other reading; admission executes the reading."""
+
+    form: ReadingForm | None = None
+
+    @property
+    def departure(self) -> Departure:
+        """What the plan says the text departs from the plain request in."""
+        ft = fault_type(self.brief.fault_type)
+        return Departure(ft.extraction, self.brief.target if ft.target in SLOT_TARGETS else None)
+
+    def check_text(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str, row: Attempt) -> Verdict | None:
+        return mechanical(self.brief, text, adapter.answer_identifiers(root))
+
+    async def extract(self, call: Any, role: str, inp: ExtractionInput, call_ids: list[str]) -> Read:
+        assert self.form is not None
+        return await read(call, role, inp, self.form, call_ids)
+
+    def record_extraction(self, row: Attempt, who: str, found: Read) -> None:  # type: ignore[override]
+        setattr(row, f"reading_{who}", found.reading.model_dump_json() if found.reading else None)
+
+    def gate(self, found: Read, who: str) -> Verdict | None:  # type: ignore[override]
+        if not found.holds:
+            return found.verdicts[0] if found.verdicts else None
+        assert self.form is not None and found.reading is not None
+        return reading_matches_plan(self.form, found.reading, self.departure, who)
+
+    def judge(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str,  # type: ignore[override]
+              a: Read, b: Read) -> Judgement:
+        assert self.form is not None
+        verdict = self.gate(b, "b")
+        if verdict is None:
+            verdict = readings_agree(self.form, a.reading, b.reading, self.departure)  # type: ignore[arg-type]
+        if verdict is not None:
+            return Judgement(verdict)
+        found = single_class(a.reading, self.form)  # the class A's reading derives (agreed with B's and the plan's)
+        admission = admit_reading(adapter, root, truth, self.form, a.reading, found)  # type: ignore[arg-type]
+        verdict = admission.verdict
+        if admission.admitted and admission.executed == 0:
+            verdict = Verdict(stage="admit", code="admit:no_executed_reading")
+        return Judgement(verdict, canonical_json([r.record() for r in admission.readings]), admission.executed, admission)
+
+
 async def extract_single(call: Any, role: str, inp: ExtractionInput, call_ids: list[str]) -> Found:
     """The blind form, then the targeted form of the class the extractor found (none: no second call)."""
     messages, version = writing.render_blind(inp)
@@ -111,8 +160,13 @@ class SingleCell:
     def fault_types(self) -> list[str]:
         return [self.cell.fault_type]
 
+    reading: bool = False  # the reading path (DESIGN section 6) instead of the blind and targeted forms
+
     def plan(self, index: int) -> SinglePlan:
         planned: AttemptPlan = self.planner.attempt(self.cell, self.graph, index)
+        if self.reading:
+            return ReadingPlan(planned.brief, self.cell_id, planned.extraction,
+                               form=self.planner.reading_form(self.graph.root.intent))
         return SinglePlan(planned.brief, self.cell_id, planned.extraction)
 
     def refused(self, index: int, error: PlanError) -> Attempt:
@@ -122,7 +176,8 @@ class SingleCell:
         return content_hash(self.graph.graph_id, row.fault_types, row.targets, row.query)
 
     def evidence(self, row: Attempt, outcome: Any) -> str:
-        return canonical_json({k: getattr(row, k) for k in ("blind_a", "blind_b", "targeted_a", "targeted_b", "materials_json")})
+        keys = ("reading_a", "reading_b") if self.reading else ("blind_a", "blind_b", "targeted_a", "targeted_b")
+        return canonical_json({k: getattr(row, k) for k in (*keys, "materials_json")})
 
 
 class SingleFaultStage(Stage):
@@ -137,7 +192,8 @@ class SingleFaultStage(Stage):
                 fault_types=[cell.fault_type], status=cell.status, code=f"plan:{cell.status}",  # type: ignore[arg-type]
                 detail=cell.reason, attempts_used=0))
             return
-        unit = SingleCell(graph, cell, self.planner, self.config.attempts_for(cell.fault_type))
+        unit = SingleCell(graph, cell, self.planner, self.config.attempts_for(cell.fault_type),
+                          reading=self.config.reading)
         record, rows, admitted = await self.pipeline.cell(unit)
         self.result.cells.append(record)
         self.result.attempts += rows

@@ -43,6 +43,9 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "blind_b": "extractor B's blind answer (null when A already failed the plan)",
         "targeted_a": "extractor A's targeted form for the class it found, JSON",
         "targeted_b": "extractor B's targeted form, JSON",
+        "reading_a": "the reading path: extractor A's reading of the text (per requirement a status, value, "
+                     "candidates and verbatim quote; the operation, extras, off-topic passage, whether it asks), JSON",
+        "reading_b": "the reading path: extractor B's reading, JSON",
         "readings_json": "literal readings executed for admission and their outcomes",
         "readings_executed": "number of literal readings executed",
         "truth_hash": "ground-truth hash of the true intent",

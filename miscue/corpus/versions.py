@@ -17,9 +17,10 @@ import pyarrow.parquet as pq
 
 from miscue.errors import CorpusError
 
-FORMAT = "miscue-corpus/2"
+FORMAT = "miscue-corpus/3"
 #: How each earlier format's tables read in the current one: format -> table -> {old column: new}.
-#: miscue-corpus/2 names the request text ``query`` in ``attempts`` as in ``samples`` (it was ``text``).
+#: miscue-corpus/2 names the request text ``query`` in ``attempts`` as in ``samples`` (it was ``text``);
+#: miscue-corpus/3 adds the extractors' readings to ``attempts`` (``reading_a``, ``reading_b``).
 RENAMED: dict[str, dict[str, dict[str, str]]] = {"miscue-corpus/1": {"attempts": {"text": "query"}}}
 CORPORA_DIR = "corpora"
 STAGING_DIR = ".staging"  # under artifacts/, next to corpora/: never inside the read root

@@ -17,6 +17,7 @@ from miscue.host import Adapter, Extra, Mismatch, NotExecutable
 from miscue.briefs import Materials, Option, Requirement, WriterBrief
 from miscue.canonical import canonical_json, content_hash
 from miscue.language import Member, SlotDomain, words
+from miscue.reading import ReadingForm
 from miscue.planning.materials import ambiguous_words, companions, plain_forms, pointers, said_form, vague_phrases
 from miscue.schema import FaultSpec, GroundTruth, Intent, IntentGraph
 from miscue.taxonomy import ExtractionClass, FaultType, SlotFacts, applicable, fault_type
@@ -80,6 +81,7 @@ class Planner:
         self._facts: dict[str, list[SlotFacts]] = {}
         self._alts: dict[tuple[str, str], list[tuple[Any, GroundTruth]]] = {}
         self._reqs: dict[tuple[str, bool], list[Requirement]] = {}
+        self._forms: dict[str, ReadingForm] = {}
 
     # ------------------------------------------------------------------ slot knowledge
     def facts(self, intent: Intent, truth: GroundTruth) -> list[SlotFacts]:
@@ -139,6 +141,17 @@ class Planner:
                                    ordered=self.adapter.is_ordered_slot(intent, c.slot), says=says, parts=parts,
                                    options=alts if options else [], role=self.adapter.role(intent, c.slot)))
         return out
+
+    def reading_form(self, intent: Intent) -> ReadingForm:
+        """The task's reading form (DESIGN section 6, step 3): each true requirement with its legal
+        values as the host's value domains say them (the host value behind each kept for
+        executing a reading), the task's operation and the mismatched ones the words could point at."""
+        if intent.intent_id not in self._forms:
+            phrases = {r.slot: r.phrase for r in self.requirements(intent, options=True)}
+            self._forms[intent.intent_id] = ReadingForm.of_domains(
+                self.adapter.grounder(intent).domains, phrases, self.adapter.request_phrase(intent),
+                [m.phrase for m in self.adapter.mismatches(intent)])
+        return self._forms[intent.intent_id]
 
     @staticmethod
     def _part(p: Member, d: SlotDomain | None = None, plain: bool = False) -> Option:

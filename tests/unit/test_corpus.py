@@ -224,7 +224,7 @@ def test_a_corpus_of_the_first_format_reads_with_todays_names(tmp_path):
     assert "text" in pq.read_table(tmp_path / "corpora" / "v0001" / "attempts.parquet").column_names
     assert corpus.verify_corpus("v0001", tmp_path).ok  # its files as they were written
     syn.publish(tmp_path, parent="v0001")
-    assert corpus.manifest(tmp_path, "v0002")["format"] == corpus.FORMAT == "miscue-corpus/2"
+    assert corpus.manifest(tmp_path, "v0002")["format"] == corpus.FORMAT == "miscue-corpus/3"
     old = corpus.read_table(tmp_path, "v0001", "attempts")
     assert "query" in old.column_names and "text" not in old.column_names
     assert old.column("query").to_pylist() == corpus.read_table(tmp_path, "v0002", "attempts").column("query").to_pylist()
