@@ -190,8 +190,9 @@ class ReadingForm:
             one = create_model(f"Requirement{i}", __config__=ConfigDict(extra="forbid"),
                                status=(Status, Field(description="how the text states it")),
                                value=(value, Field(description="the legal value the words commit to")),
-                               candidates=(list[Literal[r.values]], Field(  # type: ignore[valid-type]
-                                   description="every legal value the words could also mean")),
+                               candidates=(list[value], Field(  # type: ignore[valid-type]
+                                   description=f"every legal value the words could also mean ({NO_VALUE!r}: "
+                                               "a reading that leaves it unsaid)")),
                                quote=(str, Field(description="the verbatim words that say it ('' if none)")))
             fields[r.slot] = (one, Field(description=r.phrase))
         requirements = create_model("Requirements", __config__=ConfigDict(extra="forbid"), **fields)

@@ -247,9 +247,11 @@ def admit_reading(adapter: Adapter, root: Intent, truth: GroundTruth, form: Read
         ok = any(r.truth is not None and not r.truth.empty and r.truth.hash != truth.hash for r in readings)
         return Admission(None if ok else _reject("withhold_did_not_widen"), readings)
     if found.cls == ExtractionClass.ambiguous:
-        if not others:
+        # a modifier that may belong to something else: one reading leaves the requirement unsaid
+        unsaid = [_run(adapter, "reading_2", root.without(slot), "reading")] if NO_VALUE in read_as.candidates else []
+        if not (others or unsaid):
             return Admission(_reject("no_second_reading", f"candidates {read_as.candidates}"))
-        readings = [_run(adapter, "reading_1", root, "reading"), *(as_value(c, "reading_2") for c in others)]
+        readings = [_run(adapter, "reading_1", root, "reading"), *(as_value(c, "reading_2") for c in others), *unsaid]
         if any(r.truth is None for r in readings):
             return Admission(_reject("reading_not_executable", next(r.error or "" for r in readings if r.truth is None)),
                              readings)

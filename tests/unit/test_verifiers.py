@@ -213,6 +213,9 @@ def _reading(form, operation=None, **slots):
                                                 "candidates": ["low", "medium"]}, None, True),
     ("ambiguous", "exchange.item1.brightness", {"status": "ambiguous", "value": "(no value)",
                                                 "candidates": ["low"]}, None, False),  # no second reading
+    # a modifier that may belong to something else: the other reading leaves the brightness unsaid
+    ("ambiguous", "exchange.item1.brightness", {"status": "ambiguous", "value": "(no value)",
+                                                "candidates": ["low", "(no value)"]}, None, True),
     ("mismatch", None, {}, "change the items of order #W6390527", True),
     (None, None, {}, None, True),  # read plain (an off-topic passage, no ask): executed as stated, it is the truth
 ])

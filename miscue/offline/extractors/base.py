@@ -287,8 +287,8 @@ def _requirement(st: SlotReading | None, truth: str, spoken: list[str], domains:
     if st.state in ("other", "unknown"):
         other = next((s for s in spoken if s != truth), NO_VALUE)
         return RequirementReading(status="stated_other", value=other, quote=quote)
-    if st.state == "ambiguous":
-        return RequirementReading(status="ambiguous", candidates=spoken, quote=quote)
+    if st.state == "ambiguous":  # an attachment read the other way leaves the requirement unsaid
+        return RequirementReading(status="ambiguous", candidates=spoken + [NO_VALUE] * bool(st.structural), quote=quote)
     if st.state == "marked":
         ordered = slot in domains.slots and domains[slot].ordered
         return RequirementReading(status="vague" if ordered else "pointer", candidates=spoken, quote=quote)
