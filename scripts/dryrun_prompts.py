@@ -2,6 +2,7 @@
 
     PYTHONPATH=. .venv/bin/python scripts/dryrun_prompts.py render-writer   # cells + writer prompts
     PYTHONPATH=. .venv/bin/python scripts/dryrun_prompts.py render-extract  # extraction prompts for replies_writer.jsonl
+    PYTHONPATH=. .venv/bin/python scripts/dryrun_prompts.py render-read     # reading-form prompts for replies_writer.jsonl
     PYTHONPATH=. .venv/bin/python scripts/dryrun_prompts.py run             # the per-type admission table
     PYTHONPATH=. .venv/bin/python scripts/dryrun_prompts.py baseline        # rewrite baseline_offline.json
 
@@ -46,6 +47,17 @@ def render_extract(data: Path) -> None:
         print("  " + line)
 
 
+def render_read(data: Path) -> None:
+    run = dryrun.load(data)
+    if not run.writer.present:
+        sys.exit(f"no {data / dryrun.REPLIES['writer']}: answer {dryrun.WRITER_PROMPTS} first (see the README)")
+    rows = [{**p, "writer_prompt_sha": run.writer_prompts[(p["cell_id"], "writer")]["prompt_sha"]}
+            for p in run.read_prompts.values()]
+    n = dryrun.write_jsonl(data / dryrun.READ_PROMPTS, rows)
+    print(f"{n} reading prompts -> {data / dryrun.READ_PROMPTS} "
+          f"({sum(1 for r in rows if r['text_check'] is None)} texts pass the mechanical checks)")
+
+
 def run(data: Path, write_baseline: bool = False) -> None:
     dry = dryrun.load(data)
     with tempfile.TemporaryDirectory() as tmp:
@@ -59,6 +71,13 @@ def run(data: Path, write_baseline: bool = False) -> None:
             if all(r.present for r in dry.extract.values()):
                 both = {"writer": dry.writer, **dry.extract}
                 modes["standin both"] = dryrun.run_mode(dry.cells, dry.hosts, Path(tmp) / "b", both)
+        modes["offline, reading"] = dryrun.run_mode(dry.cells, dry.hosts, Path(tmp) / "r", {}, reading=True)
+        if dry.writer.present:
+            modes["standin writer, reading"] = dryrun.run_mode(dry.cells, dry.hosts, Path(tmp) / "ra",
+                                                                {"writer": dry.writer}, reading=True)
+            if all(r.present for r in dry.read.values()):
+                modes["standin both, reading"] = dryrun.run_mode(dry.cells, dry.hosts, Path(tmp) / "rb",
+                                                                  {"writer": dry.writer, **dry.read}, reading=True)
     print(dryrun.table(modes))
     for line in dry.stale:
         print("stale: " + line)
@@ -66,13 +85,15 @@ def run(data: Path, write_baseline: bool = False) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("step", choices=["render-writer", "render-extract", "run", "baseline"])
+    parser.add_argument("step", choices=["render-writer", "render-extract", "render-read", "run", "baseline"])
     parser.add_argument("--data", type=Path, default=DATA)
     args = parser.parse_args()
     if args.step == "render-writer":
         render_writer(args.data)
     elif args.step == "render-extract":
         render_extract(args.data)
+    elif args.step == "render-read":
+        render_read(args.data)
     else:
         run(args.data, write_baseline=args.step == "baseline")
 

@@ -27,6 +27,8 @@ def verify(
     task: str = typer.Option(..., "--task", help="the host task id whose true intent the text is about"),
     fault_type_: Optional[str] = typer.Option(None, "--fault-type", "-t", help="the claimed fault type"),
     slot: Optional[str] = typer.Option(None, "--slot", help="the claimed target slot"),
+    reading: bool = typer.Option(False, "--reading", help="on the reading path (DESIGN 6: one reading per extractor, "
+                                                           "checked and executed by code)"),
     llm_config: Optional[Path] = LLM_CONFIG,
     replay_only: bool = OFFLINE_REPLAY,
     as_json: bool = AS_JSON,
@@ -39,7 +41,8 @@ def verify(
         check_request(adapter, task, text, fault_type_, slot)
     models = models_or_fail(llm_config, replay_only=replay_only)
     with exit_codes():
-        result = verify_sync(adapter, Gateway(models.resolve(), artifacts / "store"), task, text, fault_type_, slot)
+        result = verify_sync(adapter, Gateway(models.resolve(), artifacts / "store"), task, text, fault_type_, slot,
+                             reading=reading)
     if as_json:
         print_json(result.as_dict())
     else:
@@ -60,6 +63,8 @@ def eval_verifier(
     price: Optional[float] = PRICE,
     replay_only: bool = OFFLINE_REPLAY,
     split: Optional[list[str]] = typer.Option(None, "--split", help="only these splits of the set (repeatable)"),
+    reading: bool = typer.Option(False, "--reading", help="on the reading path (DESIGN 6: one reading per extractor, "
+                                                           "checked and executed by code)"),
     as_json: bool = AS_JSON,
     artifacts: Path = ARTIFACTS,
 ) -> None:
@@ -74,7 +79,8 @@ def eval_verifier(
     with exit_codes(), Progress(TextColumn("verifying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                                 console=err, disable=as_json or not err.is_terminal, transient=True) as bar:
         task = bar.add_task("requests", total=len(items))
-        evaluation = stoppable.run(evaluate(items, gateway, progress=lambda d, _n: bar.update(task, completed=d)))
+        evaluation = stoppable.run(evaluate(items, gateway, progress=lambda d, _n: bar.update(task, completed=d),
+                                            reading=reading))
     report = evaluation.report()
     if as_json:
         print_json(report)

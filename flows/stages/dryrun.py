@@ -25,7 +25,7 @@ from typing import Any
 from miscue.flows.registry import adapter_for
 from miscue.flows.stages.attempt import AttemptPipeline
 from miscue.flows.stages.benchmark import offline_gateway
-from miscue.flows.stages.single import SingleCell, SinglePlan
+from miscue.flows.stages.single import ReadingPlan, SingleCell, SinglePlan
 from miscue import stoppable, writing
 from miscue.canonical import canonical_json
 from miscue.graphs import GraphBuilder
@@ -40,7 +40,9 @@ from miscue.verifiers.text import check_text
 BENCHMARKS = ("tau2-retail", "tau2-airline", "webshop")
 PER_TYPE = {"tau2-retail": 2, "tau2-airline": 2, "webshop": 1}
 CELLS, WRITER_PROMPTS, EXTRACT_PROMPTS = "cells.jsonl", "prompts_writer.jsonl", "prompts_extract.jsonl"
+READ_PROMPTS = "prompts_read.jsonl"  # the reading path (DESIGN section 6): one reading form per extractor
 REPLIES = {"writer": "replies_writer.jsonl", "extractor_a": "replies_extract_a.jsonl", "extractor_b": "replies_extract_b.jsonl"}
+READ_REPLIES = {"extractor_a": "replies_read_a.jsonl", "extractor_b": "replies_read_b.jsonl"}
 BASELINE = "baseline_offline.json"
 
 
@@ -75,8 +77,8 @@ class Cell:
     def cell_id(self) -> str:
         return self.plan.cell_id
 
-    def attempt_plan(self) -> SinglePlan:
-        return SingleCell(self.graph, self.plan, self.planner, 1).plan(0)
+    def attempt_plan(self, reading: bool = False) -> SinglePlan:
+        return SingleCell(self.graph, self.plan, self.planner, 1, reading=reading).plan(0)
 
     def record(self) -> dict[str, Any]:
         return {"cell_id": self.cell_id, "benchmark": self.benchmark, "task_id": self.graph.task_id,
@@ -158,6 +160,18 @@ def extraction_prompts(cell: Cell, host: Host, text: str) -> list[dict[str, Any]
     return out
 
 
+def reading_prompt(cell: Cell, host: Host, text: str) -> dict[str, Any]:
+    """The reading form for the writer's ``text`` (the one prompt each extractor gets on the reading
+    path); ``text_check``: the mechanical check's code when the text fails it (no reader is asked)."""
+    plan = cell.attempt_plan(reading=True)
+    assert isinstance(plan, ReadingPlan) and plan.form is not None
+    root = cell.graph.root
+    verdict = plan.check_text(host.adapter, root.intent, root.ground_truth, text, None)  # type: ignore[arg-type]
+    messages, version = writing.render_read(plan.extraction_input(text), plan.form)
+    return {**cell.record(), "form": "read", "card_version": version, "prompt_sha": prompt_sha(messages),
+            "text_check": verdict.code if verdict else None, "messages": messages}
+
+
 # -- replies --------------------------------------------------------------------------------------
 
 
@@ -171,9 +185,9 @@ class Replies:
     present: bool = False
 
 
-def load_replies(role: str, current: dict[str, dict[str, Any]], data: Path) -> Replies:
+def load_replies(role: str, current: dict[str, dict[str, Any]], data: Path, files: dict[str, str] = REPLIES) -> Replies:
     """``current``: today's prompts by (cell_id, form) -> their record (prompt_sha, card_version)."""
-    path = data / REPLIES[role]
+    path = data / files[role]
     out = Replies(role, present=path.is_file())
     for row in read_jsonl(path):
         key = (row["cell_id"], row.get("form", "writer"))
@@ -221,10 +235,12 @@ class DryRun:
     extract: dict[str, Replies]
     writer_prompts: dict[tuple[str, str], dict[str, Any]]
     extract_prompts: dict[tuple[str, str], dict[str, Any]]
+    read: dict[str, Replies] = field(default_factory=dict)  # the reading path's replies, per extractor
+    read_prompts: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
 
     @property
     def stale(self) -> list[str]:
-        return (self.writer.stale + [s for r in self.extract.values() for s in r.stale]
+        return (self.writer.stale + [s for r in (*self.extract.values(), *self.read.values()) for s in r.stale]
                 + [f"{c}: cell no longer planned" for c in self.gone])
 
     def writer_text(self, cell: Cell) -> str | None:
@@ -243,26 +259,31 @@ def load(data: Path, hosts: dict[str, Host] | None = None) -> DryRun:
         if text is not None:
             for p in extraction_prompts(cell, hosts[cell.benchmark], text):
                 run.extract_prompts[(p["cell_id"], p["form"])] = p
+            p = reading_prompt(cell, hosts[cell.benchmark], text)
+            run.read_prompts[(p["cell_id"], p["form"])] = p
     run.extract = {role: load_replies(role, run.extract_prompts, data) for role in ("extractor_a", "extractor_b")}
+    run.read = {role: load_replies(role, run.read_prompts, data, READ_REPLIES) for role in READ_REPLIES}
     return run
 
 
 # -- runs -----------------------------------------------------------------------------------------
 
 
-async def _run_cells(cells: list[Cell], hosts: dict[str, Host], gateway: Any) -> list[Attempt]:
+async def _run_cells(cells: list[Cell], hosts: dict[str, Host], gateway: Any, reading: bool) -> list[Attempt]:
     rows = []
     for cell in cells:
         pipeline = AttemptPipeline(hosts[cell.benchmark].adapter, gateway)
-        _, attempts, _ = await pipeline.cell(SingleCell(cell.graph, cell.plan, cell.planner, 1))
+        _, attempts, _ = await pipeline.cell(SingleCell(cell.graph, cell.plan, cell.planner, 1, reading=reading))
         rows += attempts
     return rows
 
 
-def run_mode(cells: list[Cell], hosts: dict[str, Host], store: Path, standins: dict[str, Replies]) -> list[Attempt]:
-    """Attempt 0 of every cell, with ``standins`` roles answered from the reply files."""
+def run_mode(cells: list[Cell], hosts: dict[str, Host], store: Path, standins: dict[str, Replies],
+             reading: bool = False) -> list[Attempt]:
+    """Attempt 0 of every cell, with ``standins`` roles answered from the reply files (``reading``:
+    on the reading path, the extractors' replies being answers to the reading form)."""
     gateway = StandInGateway(offline_gateway(store), standins)
-    return stoppable.run(_run_cells(cells, hosts, gateway))
+    return stoppable.run(_run_cells(cells, hosts, gateway, reading))
 
 
 def per_type(rows: list[Attempt]) -> dict[str, tuple[int, int]]:

@@ -201,8 +201,9 @@ def _outcome(item: LabelledRequest, v: Verification) -> Outcome:
 
 
 async def evaluate(items: list[LabelledRequest], gateway: Gateway, concurrency: int = 8,
-                   progress: Callable[[int, int], None] | None = None) -> Evaluation:
-    """Verify every labelled request (bounded concurrency) and score the verdicts."""
+                   progress: Callable[[int, int], None] | None = None, reading: bool = False) -> Evaluation:
+    """Verify every labelled request (bounded concurrency; ``reading``: on the reading path) and
+    score the verdicts."""
     adapters: dict[str, Adapter] = {}
     sem = asyncio.Semaphore(concurrency)
     done = 0
@@ -212,7 +213,7 @@ async def evaluate(items: list[LabelledRequest], gateway: Gateway, concurrency: 
         nonlocal done
         adapter = adapters.get(item.benchmark) or adapters.setdefault(item.benchmark, adapter_for(item.benchmark))
         async with sem:
-            v = await verify(adapter, gateway, item.task_id, item.text, item.claimed_type, item.slot)
+            v = await verify(adapter, gateway, item.task_id, item.text, item.claimed_type, item.slot, reading=reading)
         done += 1
         if progress:
             progress(done, len(items))

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from miscue.flows.stages.attempt import AttemptPipeline
-from miscue.flows.stages.single import Found, SinglePlan, extract_single
+from miscue.flows.stages.read import Read, read as read_text
+from miscue.flows.stages.single import Found, ReadingPlan, SinglePlan, extract_single
 from miscue import stoppable
 from miscue.briefs import BlindExtraction, ExtractionInput, Materials, TargetedExtraction, WriterBrief
 from miscue.errors import BadInput
@@ -22,6 +23,7 @@ from miscue.host import Adapter
 from miscue.language import cues, fold
 from miscue.llm import Gateway
 from miscue.planning import Planner
+from miscue.reading import NO_VALUE, Departure, Reading, single_class
 from miscue.schema import Attempt, GroundTruth, Intent, Verdict
 from miscue.taxonomy import FAULT_TYPES, SLOT_TARGETS, ExtractionClass, fault_type
 from miscue.verifiers.reading import read
@@ -155,10 +157,91 @@ def _finding(found: Found, intent: Intent, adapter: Adapter) -> dict[str, Any]:
             "targeted": targeted.model_dump(exclude_none=True) if targeted else None}
 
 
+#: the fault type of a derived class whose class one type has (the others: :func:`type_of_reading`)
+_TYPE_OF_CLASS = {t.extraction: t.id for t in FAULT_TYPES.values()
+                  if sum(1 for u in FAULT_TYPES.values() if u.extraction == t.extraction) == 1}
+
+
+def type_of_reading(reading: Reading, found: Departure) -> str:
+    """The fault type a reading's derived class names: a pointer or a vague description (the
+    requirement's status tells), a word with two senses or a modifier that may leave the
+    requirement unsaid (a '(no value)' candidate), else the class's one type."""
+    said = reading.requirements.get(found.target or "")
+    if found.cls == ExtractionClass.marked:
+        return "vagueness_subjectivity" if said is not None and said.status == "vague" else "referential_ambiguity"
+    if found.cls == ExtractionClass.ambiguous:
+        return "syntactic_ambiguity" if said is not None and NO_VALUE in said.candidates else "lexical_ambiguity"
+    return _TYPE_OF_CLASS[found.cls]
+
+
+def _read_finding(r: Read, form: Any) -> dict[str, Any]:
+    if r.reading is None:
+        return {"class": None, "fault_type": None, "slot": None, "reading": None,
+                "verdicts": [v.code for v in r.verdicts]}
+    d = single_class(r.reading, form)
+    derived = d if isinstance(d, Departure) else None
+    return {"class": derived.cls.value if derived else ("two_faults" if isinstance(d, Verdict) else "none"),
+            "slot": derived.target if derived else None,
+            "fault_type": type_of_reading(r.reading, derived) if derived else None,
+            "reading": r.reading.model_dump(), "verdicts": [v.code for v in r.verdicts]}
+
+
+async def verify_reading(adapter: Adapter, gateway: Gateway, task_id: str, text: str,
+                         claimed_type: str | None = None, claimed_slot: str | None = None) -> Verification:
+    """:func:`verify` on the reading path (DESIGN section 6): each extractor reads the text once;
+    without a claim, the class code derives from extractor A's reading (and its target) is the
+    plan; then the attempt pipeline judges the text as any reading-path attempt."""
+    result = Verification(adapter.benchmark, task_id, text, claimed_type, claimed_slot)
+    intent, truth = task_intent(adapter, task_id)
+    check_claim(intent, task_id, claimed_type, claimed_slot)
+    planner = Planner(adapter)
+    reqs, form = planner.requirements(intent), planner.reading_form(intent)
+    result.steps.append(Step("intent", True, {r.slot: r.spoken for r in reqs}))
+    pipeline = AttemptPipeline(adapter, gateway)
+    inp = ExtractionInput(context=adapter.context_line(intent), request=adapter.request_phrase(intent),
+                          requirements=planner.requirements(intent, options=True), text=text)
+    row = Attempt(benchmark=adapter.benchmark, task_id=task_id, graph_id="", cell_id="", k=1, fault_types=[], attempt=0,
+                  query=text, call_ids=[], readings_json="[]", readings_executed=0, truth_hash=truth.hash)
+    a = await read_text(pipeline.call, "extractor_a", inp, form, row.call_ids or [])
+    b = await read_text(pipeline.call, "extractor_b", inp, form, row.call_ids or [])
+    result.found = {"a": _read_finding(a, form), "b": _read_finding(b, form)}
+    for who, r in (("a", a), ("b", b)):
+        result.steps.append(Step(f"extract_{who}", r.holds, result.found[who]))
+    derived = single_class(a.reading, form) if a.reading is not None else None
+    if claimed_type is None:
+        if not a.holds:
+            result.verdict = a.verdicts[0] if a.verdicts else None
+            return result
+        if isinstance(derived, Verdict):
+            result.verdict = derived
+            return result
+        if derived is None:
+            result.verdict = Verdict(stage="extract", code="extract:no_fault_found",
+                                     detail="extractor A reads every requirement as stated, the task's operation asked")
+            return result
+        claimed_type = type_of_reading(a.reading, derived)  # type: ignore[arg-type]
+    ft = fault_type(claimed_type)
+    if claimed_slot is None and isinstance(derived, Departure):  # a claim without its slot: the one A reads
+        claimed_slot = derived.target
+    target = claimed_slot if ft.target in SLOT_TARGETS else None
+    result.fault_type, result.slot = claimed_type, target
+    brief = WriterBrief(benchmark=adapter.benchmark, context=inp.context, request=inp.request, requirements=reqs,
+                        fault_type=claimed_type, target=target)
+    row.fault_types, row.targets = [claimed_type], [target]
+    plan = ReadingPlan(brief, requirements=inp.requirements, form=form)
+    row, _ = await pipeline.judge(plan, intent, truth, text, row, known_a=a, known_b=b)
+    result.steps += steps_of(row, truth.hash)
+    result.verdict = None if row.admitted else Verdict(stage=row.stage, code=row.code or "", detail=row.detail)  # type: ignore[arg-type]
+    return result
+
+
 async def verify(adapter: Adapter, gateway: Gateway, task_id: str, text: str,
-                 claimed_type: str | None = None, claimed_slot: str | None = None) -> Verification:
+                 claimed_type: str | None = None, claimed_slot: str | None = None, reading: bool = False) -> Verification:
+    """Judge ``text`` for ``task_id`` (``reading``: on the reading path, :func:`verify_reading`)."""
     if not text or not text.strip():
         raise BadInput("the request text is empty")
+    if reading:
+        return await verify_reading(adapter, gateway, task_id, text, claimed_type, claimed_slot)
     result = Verification(adapter.benchmark, task_id, text, claimed_type, claimed_slot)
     intent, truth = task_intent(adapter, task_id)
     check_claim(intent, task_id, claimed_type, claimed_slot)

@@ -98,3 +98,26 @@ def test_over_http_each_reader_is_sent_the_tasks_reply_schema(retail, retail_bui
         seen = server.request_count
         asyncio.run(SingleFaultStage(retail, Gateway(llm, tmp_path / "store"), config).run(graphs))
         assert server.request_count == seen
+
+
+@pytest.mark.parametrize("text, claim, admitted, fault, code", [
+    # plan-free: the class is derived from extractor A's reading, the type from its status
+    ("Hi, I'd like to exchange the desk lamp from my last order for one with high brightness and an AC adapter.",
+     None, True, "factual_error", "admitted"),
+    ("Hi, I'd like to exchange the desk lamp from my last order for one with an AC adapter.",
+     None, True, "insufficient_information", "admitted"),
+    # a claim the readings do not bear out is the plan they fail
+    ("Hi, I'd like to exchange the desk lamp from my last order for one with an AC adapter.",
+     ("factual_error", "exchange.item1.brightness"), False, "factual_error", "agree:flaw_mismatch"),
+    # the whole request stated: nothing to admit
+    ("Hi, I'd like to exchange the desk lamp from my last order for one with low brightness and an AC adapter.",
+     None, False, None, "extract:no_fault_found"),
+])
+def test_verify_runs_the_reading_path(retail, tmp_path, text, claim, admitted, fault, code):
+    """``miscue verify --reading``: the same path as a reading-path attempt, plan-free or with a claim."""
+    from miscue.flows.stages.verify import verify_sync
+
+    claimed_type, slot = claim or (None, None)
+    v = verify_sync(retail, offline_gateway(tmp_path), "7", text, claimed_type, slot, reading=True)
+    assert (v.admitted, v.fault_type, v.as_dict()["verdict"]["code"]) == (admitted, fault, code), v.as_dict()["verdict"]
+    assert v.found["a"]["reading"] is not None and "blind" not in str(v.found)
