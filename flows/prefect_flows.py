@@ -255,7 +255,7 @@ def build_flow(benchmarks: Optional[list[str]] = None, fault_types: Optional[lis
                artifacts: str = "artifacts", skip_unchanged: bool = False,
                composite_ks: Optional[list[int]] = None, models: Optional[ModelOptions] = None,
                workers: Optional[int] = None, dask_address: Optional[str] = None,
-               tasks: Optional[dict[str, list[str]]] = None, reading: bool = False) -> dict[str, Any]:
+               tasks: Optional[dict[str, list[str]]] = None, reading: bool = True) -> dict[str, Any]:
     """All configured benchmarks: load -> graphs -> plan -> write/verify -> publish -> report.
     ``models``: the model configuration's path and the run's limits (default: offline models).
     ``workers`` / ``dask_address``: the stages run as shards on a local Dask cluster of that many
@@ -269,7 +269,7 @@ def build_flow(benchmarks: Optional[list[str]] = None, fault_types: Optional[lis
 def _build(benchmarks: Optional[list[str]], fault_types: Optional[list[str]], attempts: int, artifacts: str,
            skip_unchanged: bool, composite_ks: Optional[list[int]], models: Optional[ModelOptions],
            workers: Optional[int] = None, dask_address: Optional[str] = None,
-           tasks: Optional[dict[str, list[str]]] = None, reading: bool = False) -> dict[str, Any]:
+           tasks: Optional[dict[str, list[str]]] = None, reading: bool = True) -> dict[str, Any]:
     names = stages.check_benchmarks(benchmarks)
     gen = GenerateConfig(attempts=attempts, fault_types=stages.check_fault_types(fault_types), reading=reading)
     comp = CompositeConfig(ks=composite_ks) if composite_ks else None

@@ -70,8 +70,8 @@ class GenerateConfig(BaseModel):
     # to its agent (name and zip or email on retail, user id on airline); hosts without one ignore it
     identity: bool = True
     # the reading path (DESIGN section 6: one reading form per extractor, code checks it and
-    # executes it) instead of the blind and targeted forms read through the rule grounder
-    reading: bool = False
+    # executes it); False: the earlier blind and targeted forms read through the rule grounder
+    reading: bool = True
 
     @field_validator("fault_types")
     @classmethod

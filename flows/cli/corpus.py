@@ -19,9 +19,9 @@ import typer
 from rich import box
 from rich.table import Table
 
-from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, COMPOSITE, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, QUIET, TASKS,
-                                  app, artifacts_arg, default_ks, err, exit_codes, fmt, models_or_fail, out, parse_tasks,
-                                  pct, print_json)
+from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, COMPOSITE, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, QUIET, READING,
+                                  TASKS, app, artifacts_arg, default_ks, err, exit_codes, fmt, models_or_fail, out,
+                                  parse_tasks, pct, print_json)
 from miscue.flows.cli.progress import progress, progress_mode
 from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types
 from miscue.errors import BadInput
@@ -73,9 +73,7 @@ def build(
     skip_unchanged: bool = typer.Option(
         False, "--skip-unchanged", help="publish nothing when every table equals a published version's"),
     composite: Optional[str] = COMPOSITE,
-    reading: bool = typer.Option(
-        False, "--reading", help="verify on the reading path (DESIGN 6: one reading per extractor, checked and executed "
-                                 "by code) instead of the blind and targeted forms"),
+    reading: bool = READING,
     workers: Optional[int] = typer.Option(
         None, "--workers", min=1,
         help="run the stages as shards on a local Dask cluster of N worker processes (default: in-process)"),

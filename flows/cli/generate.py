@@ -9,8 +9,8 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, QUIET, TASKS, app, err,
-                                  exit_codes, models_or_fail, out, parse_tasks, pct, print_json)
+from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, QUIET, READING, TASKS, app,
+                                  err, exit_codes, models_or_fail, out, parse_tasks, pct, print_json)
 from miscue.flows.cli.progress import progress, progress_mode
 from miscue.flows.registry import ADAPTERS
 from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types
@@ -41,9 +41,7 @@ def generate(
     price: Optional[float] = PRICE,
     replay_only: bool = OFFLINE_REPLAY,
     max_concurrent_cells: int = typer.Option(16, min=1, help="cells run at once"),
-    reading: bool = typer.Option(
-        False, "--reading", help="verify on the reading path (DESIGN 6: one reading per extractor, checked and executed "
-                                 "by code) instead of the blind and targeted forms"),
+    reading: bool = READING,
     wait: bool = typer.Option(False, "--wait", help="wait for another run's lock instead of refusing"),
     as_json: bool = AS_JSON,
     quiet: bool = QUIET,

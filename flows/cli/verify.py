@@ -11,7 +11,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, OFFLINE_REPLAY, PRICE, app, clip, err, exit_codes, fmt,
+from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, OFFLINE_REPLAY, PRICE, READING, app, clip, err, exit_codes, fmt,
                                   models_or_fail, out, print_json)
 from miscue.flows.registry import adapter_for
 from miscue.flows.stages.evaluate import evaluate, load_set
@@ -27,8 +27,7 @@ def verify(
     task: str = typer.Option(..., "--task", help="the host task id whose true intent the text is about"),
     fault_type_: Optional[str] = typer.Option(None, "--fault-type", "-t", help="the claimed fault type"),
     slot: Optional[str] = typer.Option(None, "--slot", help="the claimed target slot"),
-    reading: bool = typer.Option(False, "--reading", help="on the reading path (DESIGN 6: one reading per extractor, "
-                                                           "checked and executed by code)"),
+    reading: bool = READING,
     llm_config: Optional[Path] = LLM_CONFIG,
     replay_only: bool = OFFLINE_REPLAY,
     as_json: bool = AS_JSON,
@@ -63,8 +62,7 @@ def eval_verifier(
     price: Optional[float] = PRICE,
     replay_only: bool = OFFLINE_REPLAY,
     split: Optional[list[str]] = typer.Option(None, "--split", help="only these splits of the set (repeatable)"),
-    reading: bool = typer.Option(False, "--reading", help="on the reading path (DESIGN 6: one reading per extractor, "
-                                                           "checked and executed by code)"),
+    reading: bool = READING,
     as_json: bool = AS_JSON,
     artifacts: Path = ARTIFACTS,
 ) -> None:

@@ -20,7 +20,7 @@ from miscue.runlock import run_lock
 def build(benchmarks: list[str] | None = None, fault_types: list[str] | None = None, attempts: int = 4,
           artifacts: Path = Path("artifacts"), skip_unchanged: bool = False, composite_ks: list[int] | None = None,
           models: ModelOptions | None = None, tasks: dict[str, list[str]] | None = None,
-          reading: bool = False) -> dict[str, Any]:
+          reading: bool = True) -> dict[str, Any]:
     """The whole build without Prefect (the flow runs the same stages as tasks)."""
     artifacts = Path(artifacts)
     with run_lock(artifacts, command="miscue build (no flow)"):

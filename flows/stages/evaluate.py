@@ -201,7 +201,7 @@ def _outcome(item: LabelledRequest, v: Verification) -> Outcome:
 
 
 async def evaluate(items: list[LabelledRequest], gateway: Gateway, concurrency: int = 8,
-                   progress: Callable[[int, int], None] | None = None, reading: bool = False) -> Evaluation:
+                   progress: Callable[[int, int], None] | None = None, reading: bool = True) -> Evaluation:
     """Verify every labelled request (bounded concurrency; ``reading``: on the reading path) and
     score the verdicts."""
     adapters: dict[str, Adapter] = {}

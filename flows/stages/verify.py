@@ -236,7 +236,7 @@ async def verify_reading(adapter: Adapter, gateway: Gateway, task_id: str, text:
 
 
 async def verify(adapter: Adapter, gateway: Gateway, task_id: str, text: str,
-                 claimed_type: str | None = None, claimed_slot: str | None = None, reading: bool = False) -> Verification:
+                 claimed_type: str | None = None, claimed_slot: str | None = None, reading: bool = True) -> Verification:
     """Judge ``text`` for ``task_id`` (``reading``: on the reading path, :func:`verify_reading`)."""
     if not text or not text.strip():
         raise BadInput("the request text is empty")

@@ -31,10 +31,11 @@ MISCUE = str(ROOT / ".venv" / "bin" / "miscue")
 MODELS = {"writer": "stub-writer", "extractor_a": "lexical-extractor", "extractor_b": "parse-extractor"}
 OFFLINE = {"stub-writer": "writer", "lexical-extractor": "lexical", "parse-extractor": "parse"}
 BENCH = "tau2-airline"
-FAULT = "contextual_irrelevance"  # 27 cells on tau2-airline, ~140 model calls at attempts=2
-#: the smallest build that shows a drill's effect: a slice of 12 airline tasks (11 graphs, 11
-#: contextual_irrelevance cells, ~60 model calls at attempts=2; `--task` builds them alone)
-SLICE = "2,5,7,8,9,11,12,14,15,17,18,19"
+FAULT = "contextual_irrelevance"  # 27 cells on tau2-airline, 86 model calls at attempts=2 (reading path)
+#: the smallest build that shows a drill's effect: a slice of 20 airline tasks (19 graphs, 19
+#: contextual_irrelevance cells, ~62 model calls at attempts=2 on the reading path -- three per
+#: attempt; `--task` builds them alone)
+SLICE = "2,5,7,8,9,11,12,14,15,17,18,19,20,21,23,24,25,27,29,30"
 #: the smallest airline slice a sharded build splits in two: tasks 0-25, 16 graphs (shards hold 12)
 SHARDED_SLICE = ",".join(str(i) for i in range(26))
 
