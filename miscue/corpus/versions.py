@@ -22,6 +22,9 @@ FORMAT = "miscue-corpus/3"
 #: miscue-corpus/2 names the request text ``query`` in ``attempts`` as in ``samples`` (it was ``text``);
 #: miscue-corpus/3 adds the extractors' readings to ``attempts`` (``reading_a``, ``reading_b``).
 RENAMED: dict[str, dict[str, dict[str, str]]] = {"miscue-corpus/1": {"attempts": {"text": "query"}}}
+#: The columns each earlier format's tables lack, read as nulls: format -> table -> {column: DuckDB type}.
+ADDED: dict[str, dict[str, dict[str, str]]] = {
+    f: {"attempts": {"reading_a": "varchar", "reading_b": "varchar"}} for f in ("miscue-corpus/1", "miscue-corpus/2")}
 CORPORA_DIR = "corpora"
 STAGING_DIR = ".staging"  # under artifacts/, next to corpora/: never inside the read root
 VERSION_RE = re.compile(r"^v(\d{4})$")
@@ -118,9 +121,20 @@ def renamed_columns(artifacts: Path, version: str, name: str) -> dict[str, str]:
     return RENAMED.get(manifest(artifacts, version).get("format", FORMAT), {}).get(name, {})
 
 
+def added_columns(artifacts: Path, version: str, name: str) -> dict[str, str]:
+    """The columns of table ``name`` added since ``version``'s format: column -> DuckDB type."""
+    return ADDED.get(manifest(artifacts, version).get("format", FORMAT), {}).get(name, {})
+
+
 def read_table(artifacts: Path, version: str, name: str) -> pa.Table:
     """A published table with today's column names, whatever format it was published in (the file
-    itself is never changed: :func:`miscue.corpus.verify_corpus` reads it as written)."""
+    itself is never changed: :func:`miscue.corpus.verify_corpus` reads it as written); a column
+    added since reads as nulls."""
     tbl = pq.read_table(version_dir(artifacts, version) / f"{name}.parquet")
     renames = renamed_columns(artifacts, version, name)
-    return tbl.rename_columns([renames.get(c, c) for c in tbl.column_names]) if renames else tbl
+    if renames:
+        tbl = tbl.rename_columns([renames.get(c, c) for c in tbl.column_names])
+    for column in added_columns(artifacts, version, name):
+        if column not in tbl.column_names:
+            tbl = tbl.append_column(column, pa.nulls(tbl.num_rows, pa.string()))
+    return tbl

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, NamedTuple, TextIO
 
 import duckdb
+import pyarrow.parquet as pq
 
 from miscue import corpus
 from miscue.errors import BadInput
@@ -61,19 +62,24 @@ def connect(artifacts: Path, versions: Iterable[str] | None = None,
         corpus.resolve(artifacts, v)
     for name in VIEWS:
         # versions grouped by the renames their format needs, each group read with today's names
-        groups: dict[tuple[tuple[str, str], ...], list[str]] = {}
+        groups: dict[tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]], list[str]] = {}
         for v in wanted or published:
             path = corpus.version_dir(artifacts, v).resolve() / f"{name}.parquet"
             if path.exists():
                 renames = tuple(sorted(corpus.renamed_columns(artifacts, v, name).items()))
-                groups.setdefault(renames, []).append("'" + str(path).replace("'", "''") + "'")
+                added = tuple(sorted(corpus.added_columns(artifacts, v, name).items()))
+                if added:  # read as nulls where the file does not have them
+                    have = set(pq.read_schema(path).names)
+                    added = tuple((c, kind) for c, kind in added if c not in have)
+                groups.setdefault((renames, added), []).append("'" + str(path).replace("'", "''") + "'")
         if not groups:
             continue
         parts = []
-        for renames, listed in groups.items():
+        for (renames, added), listed in groups.items():
             rename = f" rename ({', '.join(f'{old} as {new}' for old, new in renames)})" if renames else ""
+            nulls = "".join(f", null::{kind} as {column}" for column, kind in added)
             parts.append("select regexp_extract(filename, '/(v[0-9]{4})/[^/]+$', 1) as version, "
-                         f"* exclude (filename){rename} "
+                         f"* exclude (filename){rename}{nulls} "
                          f"from read_parquet([{', '.join(listed)}], filename = true, union_by_name = true)")
         con.execute(f"create or replace view {name} as " + " union all by name ".join(parts))
     return lock_down(con, [corpus.corpora_root(artifacts)])

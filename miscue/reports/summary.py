@@ -28,7 +28,7 @@ def single_fault_summary(cells: Sequence[Cell], attempts: Sequence[Attempt], cal
     for t, counts in sorted(by_type.items()):
         tried = counts["admitted"] + counts["rejected"]
         type_attempts = [a for a in attempts if a.fault_types == [t]]
-        both = [a for a in type_attempts if a.blind_b]
+        both = [a for a in type_attempts if a.blind_b or a.reading_b]
         agreed = [a for a in both if not str(a.code or "").startswith(("agree:", "extract:"))]
         per_type[t] = {
             "cells": tried, "admitted": counts["admitted"], "rejected": counts["rejected"],

@@ -101,8 +101,8 @@ def build_report(artifacts: Path, version: str) -> Report:
                      count(*) filter (where status = 'unsupported') unsup from cells where k = 1 group by 1, 2),
         a as (select benchmark, fault_types[1] ft, any_value(families[1]) fam, count(*) n,
                      count(*) filter (where not admitted) rej,
-                     count(*) filter (where blind_b is not null) both_,
-                     count(*) filter (where blind_b is not null and not (coalesce(code,'') like 'agree:%'
+                     count(*) filter (where coalesce(blind_b, reading_b) is not null) both_,
+                     count(*) filter (where coalesce(blind_b, reading_b) is not null and not (coalesce(code,'') like 'agree:%'
                                       or coalesce(code,'') like 'extract:%')) agreed
               from attempts where k = 1 group by 1, 2)
         select c.benchmark, c.ft, a.fam, c.cells, c.adm, c.rej, a.n, a.rej, a.both_, a.agreed, c.skipped, c.unsup
@@ -178,8 +178,8 @@ def build_report(artifacts: Path, version: str) -> Report:
     rows_x = _q(con, """
         select fault_types[1] ft,
                count(*) filter (where admitted or stage in ('extract', 'agree', 'admit')) extracted,
-               count(*) filter (where blind_b is not null) both_,
-               count(*) filter (where blind_b is not null and not (coalesce(code,'') like 'agree:%'
+               count(*) filter (where coalesce(blind_b, reading_b) is not null) both_,
+               count(*) filter (where coalesce(blind_b, reading_b) is not null and not (coalesce(code,'') like 'agree:%'
                                 or coalesce(code,'') like 'extract:%')) agreed
         from attempts group by 1 order by 1""")
     rep.sections.append(Section(
@@ -187,8 +187,9 @@ def build_report(artifacts: Path, version: str) -> Report:
         ["Fault type", "Attempts extracted", "Extractor A plan-match rate", "Both extractors ran",
          "Agreed (both, with the plan)", "Agreement rate"],
         [[ft, ex, _div(both, ex), both, ag, _div(ag, both)] for ft, ex, both, ag in rows_x],
-        note="Extractor B runs only when A's blind answer matches the plan; agreement = both extractors agree with "
-             "each other and with the plan on family, target and the type-specific fields.",
+        note="Extractor B runs only when A's answer matches the plan (its reading's derived class and target, or its "
+             "blind answer on the forms path); agreement = both extractors agree with each other and with the plan on "
+             "class, target and what they read the target as.",
         chart=Chart("Extractor agreement rate per fault type", [r[0] for r in rows_x],
                     [("agreement", [_div(r[3], r[2]) or 0.0 for r in rows_x])], percent=True)))
 

@@ -1,7 +1,7 @@
 """A corpus version as format 1 (``miscue-corpus/1``) wrote it, made from one published today.
 
-Format 2 renamed the request text of ``attempts`` from ``text`` to ``query``; nothing else in the
-files changed. :func:`as_format_1` rewrites a published version the way the format-1 code wrote
+Format 2 renamed the request text of ``attempts`` from ``text`` to ``query``; format 3 added the
+extractors' readings (``reading_a``, ``reading_b``); nothing else in the files changed. :func:`as_format_1` rewrites a published version the way the format-1 code wrote
 it: ``attempts.parquet`` with the old column name, and a manifest saying ``miscue-corpus/1`` whose
 file digest, column list and content hash describe those files (so ``verify-corpus`` passes).
 """
@@ -26,6 +26,7 @@ def as_format_1(artifacts: Path, version: str) -> None:
         os.chmod(p, 0o644)
     path = d / "attempts.parquet"
     tbl = pq.read_table(path)
+    tbl = tbl.drop_columns([c for c in ("reading_a", "reading_b") if c in tbl.column_names])
     old = tbl.rename_columns(["text" if c == "query" else c for c in tbl.column_names])
     pq.write_table(old, path)
     man = json.loads((d / "manifest.json").read_text())

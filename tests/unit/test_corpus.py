@@ -217,7 +217,8 @@ def printed(monkeypatch, width: int, args: list[str]) -> str:
 
 
 def test_a_corpus_of_the_first_format_reads_with_todays_names(tmp_path):
-    """attempts.text became attempts.query (format 2): a version published before still audits."""
+    """attempts.text became attempts.query (format 2) and the readings were added (format 3): a
+    version published before still audits, reads and reports, the added columns as nulls."""
     syn.publish(tmp_path)
     as_format_1(tmp_path, "v0001")  # v0001 as the format-1 code wrote it
     assert corpus.manifest(tmp_path, "v0001")["format"] == "miscue-corpus/1"
@@ -227,6 +228,7 @@ def test_a_corpus_of_the_first_format_reads_with_todays_names(tmp_path):
     assert corpus.manifest(tmp_path, "v0002")["format"] == corpus.FORMAT == "miscue-corpus/3"
     old = corpus.read_table(tmp_path, "v0001", "attempts")
     assert "query" in old.column_names and "text" not in old.column_names
+    assert old.column("reading_b").null_count == old.num_rows  # added in format 3: nulls
     assert old.column("query").to_pylist() == corpus.read_table(tmp_path, "v0002", "attempts").column("query").to_pylist()
     res = runner.invoke(app, ["audit", "--sql", "select version, count(query) n, count(*) total from attempts "
                               "group by 1 order by 1", "--json", "--artifacts", str(tmp_path)])
@@ -237,6 +239,12 @@ def test_a_corpus_of_the_first_format_reads_with_todays_names(tmp_path):
     assert "text" not in json.loads(res.stdout)[0]
     res = runner.invoke(app, ["audit", "--json", "--artifacts", str(tmp_path), "--version", "v0001"])
     assert res.exit_code == 0 and sum(r["attempts"] for r in json.loads(res.stdout)) == len(syn.rows()["attempts"])
+    res = runner.invoke(app, ["audit", "--sql", "select version, count(*) filter (where reading_b is null) n from attempts "
+                              "group by 1 order by 1", "--json", "--artifacts", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert [r["version"] for r in json.loads(res.stdout)] == ["v0001", "v0002"]
+    res = runner.invoke(app, ["report", "v0001", "--json", "--artifacts", str(tmp_path)])  # its queries name reading_b
+    assert res.exit_code == 0, res.output
 
 
 def test_unknown_inputs_are_clear_errors(tmp_path):
