@@ -25,7 +25,8 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "gt_value": "the acceptable outcomes (state hashes)",
         "shift_options": "the graph's children: operator, delta, target intent, its ground-truth hash, "
                          "whether the truth moved, a scripted announcement",
-        "evidence_json": "the extractors' blind and targeted outputs and the writer's materials",
+        "evidence_json": "the extractors' readings (or, on the forms path, blind and targeted outputs) and the writer's "
+                         "materials",
         "readings_json": "the literal reading(s) executed for admission, with their outcomes",
         "readings_executed": "how many literal readings were executed (0 is never admitted)",
         "models_json": "model id per role",
@@ -114,6 +115,11 @@ def datasheet(man: dict[str, Any]) -> str:
     """The Markdown datasheet of a version (from its manifest)."""
     models = man.get("models", {})
     offline = man.get("offline_baselines")
+    reading = (man.get("config", {}).get("generate") or {}).get("reading", False)
+    extraction = ("one reading of the text by each of two extractors of different families (per requirement its "
+                  "status, legal value, candidates and verbatim quote), checked by code (quotes found, values legal), "
+                  "the fault derived from each reading by code" if reading else
+                  "blind and targeted extraction by two extractors of different families")
     lines = [
         f"# miscue corpus {man['version']}",
         "",
@@ -132,9 +138,10 @@ def datasheet(man: dict[str, Any]) -> str:
         "## How it was made",
         "",
         "load host tasks -> validate and lift to true intents -> build intent graphs (every node executed) -> plan one "
-        "cell per graph and applicable fault type -> up to N attempts per cell: write, mechanical text checks, blind "
-        "and targeted extraction by two extractors of different families, agreement, executable admission -> publish "
-        "(this directory) -> report. Every attempt is in `attempts`; every model exchange in `llm_calls`.",
+        "cell per graph and applicable fault type -> up to N attempts per cell: write, mechanical text checks, "
+        f"{extraction}, agreement, executable admission of the literal reading -> publish (this directory) -> report. "
+        "Every attempt is in `attempts` (with each extractor's reading on the reading path); every model exchange in "
+        "`llm_calls`.",
         "",
         "Models: " + ", ".join(f"{role} `{m}`" for role, m in sorted(models.items())) + ".",
         "",

@@ -1,4 +1,7 @@
-"""Ways customers really phrase things, verified on the real hosts (`miscue verify`'s engine).
+"""Ways customers really phrase things, verified on the real hosts by the forms path's rule grammar
+(`miscue verify --forms`: the blind and targeted forms read through the grounder, which these
+phrasings were taught; the reading path's offline readers are baselines measured on the verifier
+set, not taught phrase by phrase).
 
 Each request is from the tune part of the third hand-written round (tests/data/verifier_set.jsonl,
 ids r3-/a3-/w3-), where the verifier rejected it before: an extra option said in shorthand ("size
@@ -152,6 +155,10 @@ CASES = [
 ]
 
 
+def forms(*args):
+    return verify_sync(*args, reading=False)
+
+
 @pytest.fixture(scope="module")
 def gateway():
     with tempfile.TemporaryDirectory() as tmp:
@@ -166,7 +173,7 @@ def adapters():
 @pytest.mark.parametrize("benchmark,task,text,claimed,slot,fault", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
 def test_the_request_is_admitted_as_its_fault(gateway, adapters, benchmark, task, text, claimed, slot, fault):
     adapter = adapters.get(benchmark) or adapters.setdefault(benchmark, adapter_for(benchmark))
-    result = verify_sync(adapter, gateway, task, text, claimed, slot)
+    result = forms(adapter, gateway, task, text, claimed, slot)
     assert result.admitted, result.verdict
     assert result.fault_type == fault
 
@@ -176,14 +183,14 @@ def test_a_clean_request_said_the_same_ways_is_not_admitted(gateway, adapters):
     adapter = adapters.get("tau2-airline") or adapters.setdefault("tau2-airline", adapter_for("tau2-airline"))
     text = ("Bonjour, this is amelia_davis_8890. Please cancel my reservations 8C8K4E, LU15PA and MSJ4OA because my "
             "plans changed, merci.")
-    result = verify_sync(adapter, gateway, "39", text)
+    result = forms(adapter, gateway, "39", text)
     assert result.verdict is not None and result.verdict.code == "extract:no_fault_found"
 
 
 def test_a_question_in_text_speak_is_a_request(gateway, adapters):
     """"can u find me ..." asks, as "can you" does: a clean request, not a hint."""
     adapter = adapters.get("webshop") or adapters.setdefault("webshop", adapter_for("webshop"))
-    result = verify_sync(adapter, gateway, "40", "can u find me gluten free herbal tea, the 40 count box, under 30 dollars")
+    result = forms(adapter, gateway, "40", "can u find me gluten free herbal tea, the 40 count box, under 30 dollars")
     assert result.verdict is not None and result.verdict.code == "extract:no_fault_found", result.verdict
 
 
@@ -192,7 +199,7 @@ def test_lets_asks(gateway, adapters):
     adapter = adapters.get("tau2-retail") or adapters.setdefault("tau2-retail", adapter_for("tau2-retail"))
     text = "sofia li, zip 78260. let's exchange my digital camera for the 10x zoom version, everything else the same; paypal " \
            "for any difference."
-    result = verify_sync(adapter, gateway, "52", text)
+    result = forms(adapter, gateway, "52", text)
     assert result.verdict is not None and result.verdict.code == "extract:no_fault_found", result.verdict
 
 
@@ -200,7 +207,7 @@ def test_a_jeans_size_is_read_with_its_own_numbers(gateway, adapters):
     """"34W x 32L" is that size to both extractors, not also 32W x 32L (the parse extractor's fuzzy
     windows must say every number of a form, each as often, and no other)."""
     adapter = adapters.get("webshop") or adapters.setdefault("webshop", adapter_for("webshop"))
-    result = verify_sync(adapter, gateway, "51", "Slim fit jeans, 34W x 32L, under $60.")
+    result = forms(adapter, gateway, "51", "Slim fit jeans, 34W x 32L, under $60.")
     assert result.found["a"]["class"] == result.found["b"]["class"] == "none", result.found
 
 
@@ -209,14 +216,14 @@ def test_the_return_leg_of_a_trip_is_no_return_operation(gateway, adapters):
     adapter = adapters.get("tau2-airline") or adapters.setdefault("tau2-airline", adapter_for("tau2-airline"))
     text = ("james_taylor_7043 here. On reservation 1N99U6 please move the May 19 outbound to the HAT266 nonstop from Las "
             "Vegas to Houston, economy, and leave the May 27 return (HAT112) as it is.")
-    result = verify_sync(adapter, gateway, "30", text)
+    result = forms(adapter, gateway, "30", text)
     assert result.verdict is not None and result.verdict.code == "extract:no_fault_found", result.verdict
 
 
 def test_a_colour_named_within_its_kind_is_no_ambiguity(gateway, adapters):
     """"floral print" names one of the patterned colours: the dress is fully stated."""
     adapter = adapters.get("webshop") or adapters.setdefault("webshop", adapter_for("webshop"))
-    result = verify_sync(adapter, gateway, "213", "need a v neck dress, 2XL, in the floral print. budget is 60 dollars")
+    result = forms(adapter, gateway, "213", "need a v neck dress, 2XL, in the floral print. budget is 60 dollars")
     assert result.verdict is not None and result.verdict.code == "extract:no_fault_found"
 
 
@@ -229,5 +236,5 @@ def test_where_the_customer_lives_is_an_added_detail_even_when_an_order_ships_th
             "dial and leather strap. I also need to send order #W3730488 to 555 Highland Drive Suite 872, New York, NY 10116. "
             "And please change the laptop in my other pending order so it's a space gray one with i5 processor and 256 "
             "gigabytes SSD storage. Oh, and I now live at 555 Highland Drive, Suite 872, New York, NY 10116, USA.")
-    result = verify_sync(adapter, gateway, "111", text, "irrelevant_information")
+    result = forms(adapter, gateway, "111", text, "irrelevant_information")
     assert result.admitted, result.verdict
