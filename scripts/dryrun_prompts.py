@@ -33,29 +33,21 @@ def render_writer(data: Path) -> None:
     print(f"{len(cells)} cells -> {data / dryrun.CELLS}; {n} writer prompts -> {data / dryrun.WRITER_PROMPTS}")
 
 
-def render_extract(data: Path) -> None:
+def _render(data: Path, reading: bool) -> None:
+    """The extractors' prompts for the stand-in writer's texts: the blind and targeted forms, or
+    (``reading``) the reading form; each row names the writer prompt whose reply its text is."""
     run = dryrun.load(data)
     if not run.writer.present:
         sys.exit(f"no {data / dryrun.REPLIES['writer']}: answer {dryrun.WRITER_PROMPTS} first (see the README)")
-    rows = [{**p, "writer_prompt_sha": run.writer_prompts[(p["cell_id"], "writer")]["prompt_sha"]}
-            for p in run.extract_prompts.values()]
-    n = dryrun.write_jsonl(data / dryrun.EXTRACT_PROMPTS, rows)
-    print(f"{n} extraction prompts -> {data / dryrun.EXTRACT_PROMPTS} "
-          f"({sum(1 for r in rows if r['text_check'] is None) // 2} cells pass the text checks)")
+    prompts, name = (run.read_prompts, dryrun.READ_PROMPTS) if reading else (run.extract_prompts, dryrun.EXTRACT_PROMPTS)
+    rows = [{**p, "writer_prompt_sha": run.writer_prompts[(p["cell_id"], "writer")]["prompt_sha"]} for p in prompts.values()]
+    n = dryrun.write_jsonl(data / name, rows)
+    passed = sum(1 for r in rows if r["text_check"] is None)
+    print(f"{n} {'reading' if reading else 'extraction'} prompts -> {data / name} "
+          f"({passed if reading else passed // 2} texts pass the {'mechanical' if reading else 'text'} checks)")
     missing = [c.cell_id for c in run.cells if run.writer_text(c) is None]
     for line in run.stale + [f"{c}: no writer reply" for c in missing]:
         print("  " + line)
-
-
-def render_read(data: Path) -> None:
-    run = dryrun.load(data)
-    if not run.writer.present:
-        sys.exit(f"no {data / dryrun.REPLIES['writer']}: answer {dryrun.WRITER_PROMPTS} first (see the README)")
-    rows = [{**p, "writer_prompt_sha": run.writer_prompts[(p["cell_id"], "writer")]["prompt_sha"]}
-            for p in run.read_prompts.values()]
-    n = dryrun.write_jsonl(data / dryrun.READ_PROMPTS, rows)
-    print(f"{n} reading prompts -> {data / dryrun.READ_PROMPTS} "
-          f"({sum(1 for r in rows if r['text_check'] is None)} texts pass the mechanical checks)")
 
 
 def run(data: Path, write_baseline: bool = False) -> None:
@@ -90,10 +82,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.step == "render-writer":
         render_writer(args.data)
-    elif args.step == "render-extract":
-        render_extract(args.data)
-    elif args.step == "render-read":
-        render_read(args.data)
+    elif args.step in ("render-extract", "render-read"):
+        _render(args.data, reading=args.step == "render-read")
     else:
         run(args.data, write_baseline=args.step == "baseline")
 
