@@ -1,9 +1,11 @@
 """A corpus version as format 1 (``miscue-corpus/1``) wrote it, made from one published today.
 
 Format 2 renamed the request text of ``attempts`` from ``text`` to ``query``; format 3 added the
-extractors' readings (``reading_a``, ``reading_b``); nothing else in the files changed. :func:`as_format_1` rewrites a published version the way the format-1 code wrote
-it: ``attempts.parquet`` with the old column name, and a manifest saying ``miscue-corpus/1`` whose
-file digest, column list and content hash describe those files (so ``verify-corpus`` passes).
+extractors' readings (``reading_a``, ``reading_b``); nothing else in the files changed.
+:func:`as_format_1` rewrites a published version the way the format-1 code wrote it:
+``attempts.parquet`` with the old column name and without the readings, and a manifest saying
+``miscue-corpus/1`` whose file digest, column list and content hash describe those files (so
+``verify-corpus`` passes).
 """
 
 from __future__ import annotations
