@@ -170,7 +170,7 @@ def readings_agree(form: ReadingForm, a: Reading, b: Reading, plan: Departure | 
         ra, rb = a.requirements[da.target], b.requirements[da.target]
         if da.cls in (ExtractionClass.substituted, ExtractionClass.presupposed) and ra.value != rb.value:
             return _v("agree", "value_mismatch", f"{ra.value!r} / {rb.value!r}")
-        if da.cls in (ExtractionClass.marked, ExtractionClass.ambiguous) and set(ra.candidates) != set(rb.candidates):
+        if da.cls in (ExtractionClass.marked, ExtractionClass.ambiguous) and not candidates_agree(ra.candidates, rb.candidates):
             return _v("agree", "candidates_mismatch", f"{sorted(ra.candidates)} / {sorted(rb.candidates)}")
         if (ra.quote or rb.quote) and overlap(ra.quote, rb.quote) == 0:
             return _v("agree", "span_mismatch", f"{ra.quote!r} / {rb.quote!r}")
@@ -182,6 +182,23 @@ def readings_agree(form: ReadingForm, a: Reading, b: Reading, plan: Departure | 
     elif da.cls == ExtractionClass.noise and overlap(a.off_topic, b.off_topic) < 0.5:
         return _v("agree", "span_mismatch", "the off-topic spans do not overlap")
     return None
+
+
+def candidates_agree(a: list[str], b: list[str]) -> bool:
+    """Two readers agree on what words leave open when they list the same values, or share two
+    or more (each lists every value it thinks the words could mean; the readings both see are
+    the ones executed: :func:`agreed_reading`)."""
+    return set(a) == set(b) or len(set(a) & set(b)) >= 2
+
+
+def agreed_reading(a: Reading, b: Reading, found: Departure | None) -> Reading:
+    """A's reading with the target's candidates cut to the ones B reads too (what admission executes)."""
+    if found is None or found.target is None or found.cls not in (ExtractionClass.marked, ExtractionClass.ambiguous):
+        return a
+    ra, rb = a.requirements[found.target], b.requirements[found.target]
+    shared = [c for c in ra.candidates if c in rb.candidates]
+    return a.model_copy(update={"requirements": {**a.requirements,
+                                                 found.target: ra.model_copy(update={"candidates": shared})}})
 
 
 def _said(d: Departure | None) -> str:

@@ -26,7 +26,8 @@ from miscue.reading import Departure, ReadingForm, single_class
 from miscue.schema import Attempt, Cell, GroundTruth, Intent, IntentGraph, Verdict
 from miscue.taxonomy import SLOT_TARGETS, fault_type
 from miscue.verifiers.admission import admit, admit_reading
-from miscue.verifiers.agreement import blind_matches_plan, grounded_values, reading_matches_plan, readings_agree, targeted_agree
+from miscue.verifiers.agreement import (agreed_reading, blind_matches_plan, grounded_values, reading_matches_plan, readings_agree,
+                                       targeted_agree)
 from miscue.verifiers.text import check_text, mechanical
 
 Found = tuple[BlindExtraction | None, TargetedExtraction | None]
@@ -124,7 +125,8 @@ class ReadingPlan(SinglePlan):
         if verdict is not None:
             return Judgement(verdict)
         found = single_class(a.reading, self.form)  # the class A's reading derives (agreed with B's and the plan's)
-        admission = admit_reading(adapter, root, truth, self.form, a.reading, found)  # type: ignore[arg-type]
+        agreed = agreed_reading(a.reading, b.reading, found)  # type: ignore[arg-type]
+        admission = admit_reading(adapter, root, truth, self.form, agreed, found)  # type: ignore[arg-type]
         verdict = admission.verdict
         if admission.admitted and admission.executed == 0:
             verdict = Verdict(stage="admit", code="admit:no_executed_reading")

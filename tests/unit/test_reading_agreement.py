@@ -52,3 +52,19 @@ def test_disagreements_have_their_codes(a, b, plan, code):
 def test_a_plain_text_planned_plain_agrees():
     a, b = both({})
     assert readings_agree(FORM, a, b, None) is None
+
+
+def test_candidate_sets_agree_on_two_shared_values_and_admission_sees_only_those():
+    """Each reader lists every value it thinks the words could mean; two sharing two or more agree,
+    and the reading executed keeps only the shared ones (one shared value is no agreement)."""
+    from miscue.verifiers.agreement import agreed_reading
+
+    vague = Departure(C.marked, "switch")
+    a, b = both({"requirements": {"switch": {"status": "vague", "candidates": ["clicky", "linear", "tactile"]}}},
+                {"requirements": {"switch": {"status": "vague", "candidates": ["tactile", "clicky"]}}})
+    assert readings_agree(FORM, a, b, vague) is None
+    assert agreed_reading(a, b, vague).requirements["switch"].candidates == ["clicky", "tactile"]
+    assert agreed_reading(a, b, vague).requirements["order"] == a.requirements["order"]
+    one, other = both({"requirements": {"switch": {"status": "vague", "candidates": ["clicky", "linear"]}}},
+                      {"requirements": {"switch": {"status": "vague", "candidates": ["clicky", "tactile"]}}})
+    assert readings_agree(FORM, one, other, vague).code == "agree:candidates_mismatch"
