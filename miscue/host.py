@@ -282,6 +282,13 @@ class Adapter(ABC, Generic[Recipe]):
         details += [Detail("extra", f"extra:{i}", (e.phrase,)) for i, e in enumerate(self.extras(intent))]
         return Domains(slots, tuple(d for d in details if d.forms[0]))
 
+    def value_ids(self, intent: Intent) -> dict[str, dict[str, tuple[str, ...]]]:
+        """The host's own ids that name a legal value (DESIGN 6a): slot -> the value's canonical
+        encoding (or a list value's part's) -> the ids. An item id names its variant and so says
+        each of its options; an order line's id names the item it holds. Given to readers in the
+        reading form, never to writers. This default knows none."""
+        return {}
+
     def grounder(self, intent: Intent) -> Grounder:
         """The grounder of an intent's texts (compiled once per intent)."""
         cache: dict[str, Grounder] = self.__dict__.setdefault("_grounders", {})

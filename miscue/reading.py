@@ -105,6 +105,9 @@ class FormRequirement(BaseModel):
     truth: str
     values: tuple[str, ...]
     says: tuple[str, ...] = ()
+    # the host's ids that name a value (or a list value's part): (id, the value or part it names),
+    # e.g. ("item 8384507844", "low"): a reference the agent can resolve, so it states that value
+    ids: tuple[tuple[str, str], ...] = ()
     # the host's value behind each of ``values`` (same order), for executing a reading; empty
     # when the form was made from spoken values only
     legal: tuple[Any, ...] = ()
@@ -148,19 +151,23 @@ class ReadingForm:
 
     @classmethod
     def of_domains(cls, domains: Domains, phrases: dict[str, str], operation: str,
-                   others: Sequence[str] = ()) -> ReadingForm:
+                   others: Sequence[str] = (), ids: dict[str, dict[str, tuple[str, ...]]] | None = None) -> ReadingForm:
         """The form of an intent's value domains (host data): each requirement's legal values by
         their spoken form (the true one first; a form two values share names the first), the
-        host value behind each, and every way customers say the true one -- ids among them."""
+        host value behind each, every way customers say the true one, and (``ids``: slot -> a
+        value's or part's canonical encoding -> ids) the host ids that name each value or part."""
         reqs = []
         for slot, domain in domains.slots.items():
+            named = {v.key: v.spoken for v in domain.values} | {p.key: p.forms[0] for p in domain.parts}
+            said_by = tuple((i, named[key]) for key, found in sorted((ids or {}).get(slot, {}).items())
+                            if key in named for i in found)
             spoken: dict[str, Any] = {}
             for v in domain.values:
                 spoken.setdefault(v.spoken, v.value)
             truth = domain.values[0]
             reqs.append(FormRequirement(slot=slot, phrase=phrases.get(slot, domain.names[0] if domain.names else slot),
                                         truth=truth.spoken, values=tuple(spoken), legal=tuple(spoken.values()),
-                                        says=tuple(f for f in truth.heard if f != truth.spoken)))
+                                        says=tuple(f for f in truth.heard if f != truth.spoken), ids=said_by))
         return cls(tuple(reqs), operation, tuple(dict.fromkeys([operation, *others])))
 
     def requirement(self, slot: str) -> FormRequirement:
@@ -301,7 +308,8 @@ def check(reading: Reading, form: ReadingForm, text: str) -> list[Verdict]:
 def _said(req: FormRequirement, text: str) -> str | None:
     """The true value's own surface form (or another way customers say it) standing in ``text``."""
     t = f" {normalise(text)} "
-    return next((s for s in (req.truth, *req.says) if normalise(s) and f" {normalise(s)} " in t), None)
+    by_id = (i for i, named in req.ids if named == req.truth)
+    return next((s for s in (req.truth, *req.says, *by_id) if normalise(s) and f" {normalise(s)} " in t), None)
 
 
 @dataclass(frozen=True)

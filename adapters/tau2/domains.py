@@ -177,6 +177,47 @@ def _segments_of(flights: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return [(s["flight_number"], s["date"]) for s in flights]
 
 
+def tau2_value_ids(adapter: Any, intent: Intent) -> dict[str, dict[str, tuple[str, ...]]]:
+    """The item ids that name a requirement's values (DESIGN 6a), from the intent's own conditions
+    only: per option of a new item, the ids of the product's available variants (a variant's id
+    says each of its options; the customer's own lines are the item being replaced); per list
+    of items, each line's id for the item it holds ("return item 3358616356"); per payment, each
+    method's id (a list value's methods part by part)."""
+    orders = adapter.db.raw.get("orders", {})
+    products = adapter.db.raw.get("products", {}).values()
+    by_label = {c.slot.partition(".")[0]: c.value for c in intent.conditions if c.slot.endswith(".order")}
+    items_of = {c.slot.partition(".")[0]: c.value for c in intent.conditions if c.slot.endswith(".items")}
+    out: dict[str, dict[str, tuple[str, ...]]] = {}
+    for c in intent.conditions:
+        label, _, field = c.slot.partition(".")
+        if label not in by_label:  # an order no requirement names (the customer need not say it) still has one
+            held = adapter.resolved(intent, f"{label}.order")
+            by_label[label] = held if isinstance(held, str) else ""
+        lines = orders.get(by_label[label], {}).get("items", [])
+        head, _, option = field.partition(".")
+        if option and head.startswith("item") and label in items_of and int(head[4:]) <= len(items_of[label]):
+            product = items_of[label][int(head[4:]) - 1]
+            held = {line.get("item_id") for line in lines}
+            ids: dict[str, tuple[str, ...]] = {}
+            for p in products:
+                if p["name"] != product.get("product"):
+                    continue
+                for item_id, variant in sorted(p["variants"].items()):
+                    if option in variant["options"] and variant.get("available") and item_id not in held:
+                        key = canonical_json(variant["options"][option])
+                        ids[key] = ids.get(key, ()) + (f"item {item_id}",)
+            out[c.slot] = ids
+        elif field == "items" and lines:
+            parts = {canonical_json(part): part for value in [c.value, *adapter.domain(intent, c.slot)] for part in value}
+            out[c.slot] = {key: tuple(f"item {line['item_id']}" for line in lines if line.get("name") == part.get("product"))
+                           for key, part in parts.items()}
+        elif field == "payment":  # a payment method's id names it ("credit_card_7901829"), alone or as a part
+            methods = [m for value in [c.value, *adapter.domain(intent, c.slot)]
+                       for m in (value if isinstance(value, list) else [value])]
+            out[c.slot] = {canonical_json(m): (m,) for m in methods if isinstance(m, str)}
+    return out
+
+
 def _all_option_values(adapter: Any, intent: Intent, label: str, product: dict[str, Any], option: str) -> list[Any]:
     """Every value the product's variants take for ``option`` (available or not): a text may name
     one that is sold out, and the grounder must still read it as that value."""

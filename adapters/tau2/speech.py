@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from miscue.adapters.tau2 import words
-from miscue.adapters.tau2.domains import tau2_domains
+from miscue.adapters.tau2.domains import tau2_domains, tau2_value_ids
 from miscue.adapters.tau2.airline import find_reservation
 from miscue.adapters.tau2.kinds import DB
 from miscue.adapters.tau2.retail import describe_line, find_order, known_addresses, resolve_items, words_address
@@ -206,6 +206,9 @@ class Tau2Speech:
         """Every requirement's legal values with the ways customers say them (DESIGN 6a;
         :mod:`miscue.adapters.tau2.domains`)."""
         return tau2_domains(self, intent)
+
+    def value_ids(self, intent: Intent) -> dict[str, dict[str, tuple[str, ...]]]:
+        return tau2_value_ids(self, intent)
 
     def extras(self, intent: Intent) -> list[Extra]:
         """Unneeded details a customer volunteers that, taken literally, change the database."""

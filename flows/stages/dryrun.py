@@ -172,6 +172,22 @@ def reading_prompt(cell: Cell, host: Host, text: str) -> dict[str, Any]:
             "text_check": verdict.code if verdict else None, "messages": messages}
 
 
+def request_prompts(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The reading prompt of each given request (``id``, ``benchmark``, ``task_id``, ``text``): what
+    ``miscue verify --reading`` sends both extractors about a text it did not write."""
+    from miscue.flows.stages.verify import reading_input, task_intent
+
+    out, adapters = [], {}
+    for row in requests:
+        adapter = adapters.get(row["benchmark"]) or adapters.setdefault(row["benchmark"], adapter_for(row["benchmark"]))
+        intent, _ = task_intent(adapter, row["task_id"])
+        inp, form = reading_input(adapter, Planner(adapter), intent, row["text"])
+        messages, version = writing.render_read(inp, form)
+        out.append({"id": row["id"], "cell_id": row["id"], "form": "read", "card_version": version,
+                    "prompt_sha": prompt_sha(messages), "messages": messages})
+    return out
+
+
 # -- replies --------------------------------------------------------------------------------------
 
 

@@ -186,6 +186,14 @@ def _read_finding(r: Read, form: Any) -> dict[str, Any]:
             "reading": r.reading.model_dump(), "verdicts": [v.code for v in r.verdicts]}
 
 
+def reading_input(adapter: Adapter, planner: Planner, intent: Intent, text: str) -> tuple[ExtractionInput, Any]:
+    """What each extractor is asked about ``text`` on the reading path: the extraction input (the
+    true requirements with every other legal value) and the task's reading form."""
+    inp = ExtractionInput(context=adapter.context_line(intent), request=adapter.request_phrase(intent),
+                          requirements=planner.requirements(intent, options=True), text=text)
+    return inp, planner.reading_form(intent)
+
+
 async def verify_reading(adapter: Adapter, gateway: Gateway, task_id: str, text: str,
                          claimed_type: str | None = None, claimed_slot: str | None = None) -> Verification:
     """:func:`verify` on the reading path (DESIGN section 6): each extractor reads the text once;
@@ -195,11 +203,10 @@ async def verify_reading(adapter: Adapter, gateway: Gateway, task_id: str, text:
     intent, truth = task_intent(adapter, task_id)
     check_claim(intent, task_id, claimed_type, claimed_slot)
     planner = Planner(adapter)
-    reqs, form = planner.requirements(intent), planner.reading_form(intent)
+    reqs = planner.requirements(intent)
+    inp, form = reading_input(adapter, planner, intent, text)
     result.steps.append(Step("intent", True, {r.slot: r.spoken for r in reqs}))
     pipeline = AttemptPipeline(adapter, gateway)
-    inp = ExtractionInput(context=adapter.context_line(intent), request=adapter.request_phrase(intent),
-                          requirements=planner.requirements(intent, options=True), text=text)
     row = Attempt(benchmark=adapter.benchmark, task_id=task_id, graph_id="", cell_id="", k=1, fault_types=[], attempt=0,
                   query=text, call_ids=[], readings_json="[]", readings_executed=0, truth_hash=truth.hash)
     a = await read_text(pipeline.call, "extractor_a", inp, form, row.call_ids or [])

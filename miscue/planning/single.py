@@ -150,7 +150,7 @@ class Planner:
             phrases = {r.slot: r.phrase for r in self.requirements(intent, options=True)}
             self._forms[intent.intent_id] = ReadingForm.of_domains(
                 self.adapter.grounder(intent).domains, phrases, self.adapter.request_phrase(intent),
-                [m.phrase for m in self.adapter.mismatches(intent)])
+                [m.phrase for m in self.adapter.mismatches(intent)], self.adapter.value_ids(intent))
         return self._forms[intent.intent_id]
 
     @staticmethod
