@@ -111,8 +111,9 @@ class ReadingPlan(SinglePlan):
         setattr(row, f"reading_{who}", found.reading.model_dump_json() if found.reading else None)
 
     def gate(self, found: Read, who: str) -> Verdict | None:  # type: ignore[override]
-        if not found.holds:
-            return found.verdicts[0] if found.verdicts else None
+        if not found.holds:  # a reply that is no reading always carries its verdict; never let one through
+            return found.verdicts[0] if found.verdicts else Verdict(stage="extract", code="read:malformed",
+                                                                   detail=f"extractor {who} gave no reading")
         assert self.form is not None and found.reading is not None
         return reading_matches_plan(self.form, found.reading, self.departure, who)
 
