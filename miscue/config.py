@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from miscue.canonical import content_hash
 from miscue.errors import BadInput, ConfigError
 from miscue.llm import ROLES, TRANSPORT_PARAMS, LLMConfig, RoleConfig
+from miscue.llm.plugins import install_for
 from miscue.schema import Operator
 from miscue.taxonomy import FAULT_TYPES, fault_type
 
@@ -169,7 +170,7 @@ class ModelOptions(BaseModel):
 
     def resolve(self) -> LLMConfig:
         """The :class:`LLMConfig` to run with. Raises ValueError naming the file and the problem;
-        registers the offline provider when a role uses it."""
+        registers the provider plugin (:mod:`miscue.llm.plugins`) of every role that uses one."""
         config = offline_llm_config() if self.llm_config is None else load_llm_file(Path(self.llm_config))
         update: dict[str, Any] = {}
         if self.max_cost is not None:
@@ -180,10 +181,7 @@ class ModelOptions(BaseModel):
             update["replay_only"] = True
         if update:
             config = LLMConfig.model_validate({**config.model_dump(), **update})
-        if any(config.role(r).provider == "offline" for r in ROLES):
-            from miscue.offline.provider import register
-
-            register()
+        install_for(config)
         return config
 
 

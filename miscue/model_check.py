@@ -31,6 +31,7 @@ from miscue.errors import ConfigError
 from miscue.llm import ROLES, LLMConfig
 from miscue.llm.config import SECRET_PARAMS, model_family, split_model
 from miscue.llm.env import load_litellm
+from miscue.llm.plugins import install_for
 from miscue.llm.prices import litellm_entry, litellm_price
 
 
@@ -100,13 +101,10 @@ def _env(litellm: Any, model: str, params: dict[str, Any]) -> dict[str, bool]:
 
 
 def check_llm_config(config: LLMConfig) -> ConfigCheck:
-    """Check a resolved configuration offline (see the module docstring). Registers the embedded
-    offline provider when a role uses it, as resolving a configuration does."""
+    """Check a resolved configuration offline (see the module docstring). Registers the provider
+    plugin of every role that uses one, as resolving a configuration does."""
     litellm = load_litellm()
-    if any(split_model(config.role(r).model)[0] == "offline" for r in ROLES):
-        from miscue.offline.provider import register
-
-        register()
+    install_for(config)
     roles, problems, notes = [], [], []
     for role in ROLES:
         rc = config.role(role)

@@ -64,3 +64,24 @@ def test_regenerate_refuses_other_models_than_the_parent(tmp_path):
     with pytest.raises(ValueError, match="regenerate must use the models of version v0001") as info:
         check_parent_models(plan, model_options(_file(tmp_path)).resolve())
     assert "openai/gpt-4o" in str(info.value) and "sk-secret-value" not in str(info.value)
+
+
+def test_the_offline_models_are_a_plugin_found_through_the_installed_metadata():
+    """The kernel reaches the embedded models only through the entry point ``miscue.providers``."""
+    from miscue.llm import plugins
+
+    assert plugins.plugins()["offline"].value == "miscue.offline.provider:register"
+    assert plugins.install_for(offline_llm_config()) == ["offline"]
+    assert plugins.install("openai") is False  # litellm's own providers need no plugin
+
+
+def test_a_provider_plugin_that_cannot_be_loaded_is_a_clear_error(monkeypatch):
+    from importlib.metadata import EntryPoint
+
+    from miscue.errors import ConfigError
+    from miscue.llm import plugins
+
+    broken = EntryPoint(name="broken", value="miscue.no_such_module:register", group=plugins.GROUP)
+    monkeypatch.setattr(plugins, "plugins", lambda: {"broken": broken})
+    with pytest.raises(ConfigError, match="'broken' is declared by 'miscue.no_such_module:register' but cannot be loaded"):
+        plugins.install("broken")
