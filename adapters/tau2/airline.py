@@ -106,7 +106,7 @@ def _itineraries(db: DB, segments: list[dict[str, Any]], one_change: bool) -> li
                     out.append(segments[:i] + [alt] + segments[i + 1 :])
         return out
     pools = [alternatives(db, seg) or [seg] for seg in segments]
-    return [list(p) for p in itertools.islice(cartesian(pools), 64)]
+    return [list(p) for p in itertools.islice(itertools.product(*pools), 64)]  # the first 64, however many
 
 
 def _num(x: float) -> int | float:

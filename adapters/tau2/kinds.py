@@ -58,7 +58,25 @@ class DB:
         return list(self.user(user_id)["payment_methods"])
 
 
+#: the most concrete argument sets one write's enumeration may hold: far above what a request
+#: compiles to (``MAX_RECIPES`` in :mod:`miscue.adapters.tau2.adapter`, counted after the
+#: airline policy filters), low enough that a reading leaving several fields open (a composite's
+#: merged reading: two requirements dropped) is refused instead of enumerated into gigabytes
+MAX_CHOICES = 4096
+
+
+def too_many(count: int) -> NotExecutable:
+    return NotExecutable("too_many_readings", f"{count} or more concrete argument sets (more than {MAX_CHOICES})")
+
+
 def cartesian(choices_per_field: list[list[Any]]) -> Iterable[tuple[Any, ...]]:
+    """Every combination of the fields' choices; :class:`NotExecutable` (``too_many_readings``)
+    when there would be more than :data:`MAX_CHOICES`, before any is made."""
+    count = 1
+    for pool in choices_per_field:
+        count *= len(pool)
+    if count > MAX_CHOICES:
+        raise too_many(count)
     return itertools.product(*choices_per_field)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 from typing import Any, Iterable
 
-from miscue.adapters.tau2.kinds import DB, Choice, LiftError, WriteKind, cartesian, others, pick
+from miscue.adapters.tau2.kinds import MAX_CHOICES, DB, Choice, LiftError, WriteKind, cartesian, others, pick, too_many
 from miscue.adapters.tau2.variants import BOUND_OPS, PRICE, PRICE_ORDERS, ItemSpec, item_specs, parse_field, select
 from miscue.host import NotExecutable
 
@@ -303,6 +303,8 @@ class ItemsKind(RetailKind):
                                     chosen[f"item{j}.{opt}"] = value
                         args["payment_method_id"] = payment
                         out.append((args, chosen))
+                        if len(out) > MAX_CHOICES:
+                            raise too_many(len(out))
         return out
 
     def domain(self, field, given, db, customer):

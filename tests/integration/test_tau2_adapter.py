@@ -76,6 +76,31 @@ def test_withholding_widens_and_adding_narrows(retail):
     assert moved.hash != truth.hash or moved.empty
 
 
+def test_a_reading_that_leaves_every_new_item_open_is_refused_before_it_is_enumerated(retail):
+    """Task 20 changes four items of an order: with every new item's options dropped (a merged reading of
+    several withheld requirements) the variants' product runs to millions of argument sets; the
+    enumeration stops at MAX_CHOICES with too_many_readings instead of filling the memory."""
+    import resource
+    import time
+
+    from miscue.adapters.tau2.kinds import MAX_CHOICES
+
+    intent = retail.validate(next(s for s in retail.load_seeds() if s.task_id == "20")).intent
+    options = [c.slot for c in intent.conditions if c.slot.startswith("modify_items.item")]
+    assert len(options) >= 6
+    open_ = intent
+    for slot in options:
+        open_ = open_.without(slot)
+    before, started = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, time.perf_counter()
+    with pytest.raises(NotExecutable) as err:
+        retail.ground_truth(open_)
+    assert err.value.code == "too_many_readings" and str(MAX_CHOICES) in err.value.detail
+    grew_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    print(f"refused in {time.perf_counter() - started:.3f} s, peak memory grew {grew_mb:.0f} MB")
+    # one option left open still executes, and widens the answer
+    assert len(retail.ground_truth(intent.without(options[0])).value) >= 1
+
+
 def test_modify_items_pair_order_is_kept(retail):
     """Upstream quirk: modify_pending_order_items copies the last new item to every line."""
     seeds = {s.task_id: s for s in retail.load_seeds()}
