@@ -272,7 +272,7 @@ def _build(benchmarks: Optional[list[str]], fault_types: Optional[list[str]], at
            tasks: Optional[dict[str, list[str]]] = None, reading: bool = True) -> dict[str, Any]:
     names = stages.check_benchmarks(benchmarks)
     gen = GenerateConfig(attempts=attempts, fault_types=stages.check_fault_types(fault_types), reading=reading)
-    comp = CompositeConfig(ks=composite_ks) if composite_ks else None
+    comp = CompositeConfig(ks=composite_ks, reading=reading) if composite_ks else None
     gateway = stages.make_gateway(Path(artifacts), models)
     if workers or dask_address:
         with shards.run_control(artifacts) as control, (local_cluster() if not dask_address else nullcontext()):

@@ -102,6 +102,9 @@ class CompositeConfig(BaseModel):
     cap_after: int = Field(12, ge=1)
     fault_types: list[str] = Field(default_factory=lambda: list(FAULT_TYPES))
     max_concurrent: int = Field(16, ge=1)
+    # the reading path (one reading form per extractor for all k components); False: the
+    # multi-flaw blind form and a targeted form per component
+    reading: bool = True
 
     @field_validator("ks")
     @classmethod

@@ -50,6 +50,11 @@ B_RATE = 0.93  # extractor A matched the plan, so extractor B runs (blind + targ
 COMPOSITE_ATTEMPT_ADMIT_RATE = {2: 0.6, 3: 0.47, 4: 0.32}
 COMPOSITE_B_RATE = {2: 0.7, 3: 0.52, 4: 0.45}
 COMPOSITE_FOUND_RATE = 0.85
+# The same on the reading path (one reading form per extractor for all k components; B asked when
+# A's reading derives every planned component and nothing else), from an offline run of all three
+# hosts with k = 2, 3, 4 (817 attempts, 2.84 calls per attempt; the forms path made 5.0).
+COMPOSITE_READ_ADMIT_RATE = {2: 0.49, 3: 0.3, 4: 0.19}
+COMPOSITE_READ_B_RATE = {2: 0.52, 3: 0.34, 4: 0.22}
 PRIOR_COMPLETION_TOKENS = {"writer": 200, "extractor_a": 45, "extractor_b": 50}
 # The reading path, from offline single-fault runs of retail tasks 0-9, the whole airline host and the
 # whole WebShop host (2,427 attempts): 2,051 admitted, B asked after 2,271 of them.
@@ -116,16 +121,22 @@ def _readings(gateway: Gateway, tally: "_Tally", inp: ExtractionInput, form: Rea
     messages, version = writing.render_read(inp, form)
     schema = form.schema()
     prompt = count_tokens(messages)
-    plain = {"requirements": {r.slot: {"status": "stated", "value": r.truth, "candidates": [], "quote": r.truth}
-                              for r in form.requirements},
-             "operation": form.operation, "extras": [], "off_topic": "", "asks": True}
-    expected = count_tokens([{"role": "assistant", "content": json.dumps(plain)}])  # a reading is about its size
+    expected = plain_reading_tokens(form)
     for role, rate in (("extractor_a", 1.0), ("extractor_b", READ_B_RATE)):
         stored = replayed and _stored_text(gateway, gateway.key(role, messages, version, schema)) is not None
         if stored:
             tally.add_tokens(role, 0, 1.0, True)
         elif not (replayed and ended_known):
             tally.add_tokens(role, prompt, weight * rate, False, completion=tally.observed.get(role, expected))
+
+
+def plain_reading_tokens(form: ReadingForm) -> int:
+    """The size of a reading of the plain request (every requirement stated): what a reply to the
+    form is expected to cost when the store has none to measure."""
+    plain = {"requirements": {r.slot: {"status": "stated", "value": r.truth, "candidates": [], "quote": r.truth}
+                              for r in form.requirements},
+             "operation": form.operation, "extras": [], "off_topic": "", "asks": True}
+    return count_tokens([{"role": "assistant", "content": json.dumps(plain)}])
 
 
 class _Tally:
@@ -248,8 +259,9 @@ def estimate_composite(adapter: Any, graphs: list[Any], config: Any, gateway: Ga
 
     Which draws a composite run makes depends on the samples it admits (coverage control), so
     this is a model, not a walk: per k, every graph's first draw is planned as the run's first
-    wave plans it and its prompts are rendered (writer, second pass when the draw needs one,
-    the multi-flaw blind form and the k component forms); the run is expected to make
+    wave plans it and its prompts are rendered (writer, second pass when the draw needs one, then
+    on the reading path one reading form per extractor, else the multi-flaw blind form and the k
+    component forms); the run is expected to make
     ``per_k / P(draw admitted)`` draws (capped by ``max_draws`` and the graphs' draw limits),
     each with the sampled mean calls and tokens. The share of sampled writer requests already in
     the store is taken as the share of the run the store answers.
@@ -260,12 +272,16 @@ def estimate_composite(adapter: Any, graphs: list[Any], config: Any, gateway: Ga
     tally = _Tally(gateway)
     stand_in = " ".join(["word"] * int(round(tally.completion["writer"])))
     per_k: dict[int, dict[str, Any]] = {}
+    reading = getattr(config, "reading", False)
+    admit_rates, b_rates = (COMPOSITE_READ_ADMIT_RATE, COMPOSITE_READ_B_RATE) if reading else \
+        (COMPOSITE_ATTEMPT_ADMIT_RATE, COMPOSITE_B_RATE)
     for k in config.ks:
-        p = COMPOSITE_ATTEMPT_ADMIT_RATE[k]
+        p = admit_rates[k]
         attempts_per_draw = sum((1 - p) ** i for i in range(config.attempts))
         p_draw = 1 - (1 - p) ** config.attempts
         sampled = stored = 0
-        tokens: dict[str, list[float]] = {"writer": [], "transform": [], "multi": [], "component": []}
+        tokens: dict[str, list[float]] = {"writer": [], "transform": [], "multi": [], "component": [], "read": [],
+                                          "read_reply": []}
         two_pass = 0
         for graph in graphs:
             draw = composer.draw(graph, k, 0, list(config.fault_types))
@@ -287,6 +303,12 @@ def estimate_composite(adapter: Any, graphs: list[Any], config: Any, gateway: Ga
             base = plan.briefs[0]
             inp = ExtractionInput(context=base.context, request=base.request, requirements=base.requirements,
                                   text=(text or stand_in).strip())
+            if reading:
+                form = composer.planner.reading_form(graph.root.intent)
+                read_inp = inp.model_copy(update={"requirements": plan.components[0].extraction or base.requirements})
+                tokens["read"].append(count_tokens(writing.render_read(read_inp, form)[0]))
+                tokens["read_reply"].append(plain_reading_tokens(form))
+                continue
             tokens["multi"].append(count_tokens(writing.render_multi(inp)[0]))
             for ap in plan.components:
                 tokens["component"].append(count_tokens(writing.render_component(inp, FLAWS[0])[0]))
@@ -300,7 +322,11 @@ def estimate_composite(adapter: Any, graphs: list[Any], config: Any, gateway: Ga
         for in_store, weight in ((False, attempts * (1 - share_stored)), (True, attempts * share_stored)):
             tally.add_tokens("writer", mean["writer"], weight, in_store)
             tally.add_tokens("writer", mean["transform"], weight * two_pass / sampled, in_store)
-            for role, rate in (("extractor_a", 1.0), ("extractor_b", COMPOSITE_B_RATE[k])):
+            for role, rate in (("extractor_a", 1.0), ("extractor_b", b_rates[k])):
+                if reading:  # one reading form for all k components
+                    tally.add_tokens(role, mean["read"], weight * rate, in_store,
+                                     completion=tally.observed.get(role, mean["read_reply"]))
+                    continue
                 found = COMPOSITE_FOUND_RATE if role == "extractor_a" else 1.0  # B runs when A found all
                 tally.add_tokens(role, mean["multi"], weight * rate, in_store)
                 tally.add_tokens(role, mean["component"], weight * rate * k * found, in_store)
@@ -311,8 +337,10 @@ def estimate_composite(adapter: Any, graphs: list[Any], config: Any, gateway: Ga
         "benchmark": getattr(adapter, "benchmark", None), "ks": list(config.ks), "per_k": per_k,
         "expected_attempts": round(sum(v.get("expected_attempts", 0.0) for v in per_k.values()), 1),
         **tally.totals(),
-        "assumptions": {"attempt_admit_rate": {k: COMPOSITE_ATTEMPT_ADMIT_RATE[k] for k in config.ks},
-                        "b_rate": {k: COMPOSITE_B_RATE[k] for k in config.ks}, "found_rate": COMPOSITE_FOUND_RATE,
+        "assumptions": {"path": "reading" if reading else "forms",
+                        "attempt_admit_rate": {k: admit_rates[k] for k in config.ks},
+                        "b_rate": {k: b_rates[k] for k in config.ks},
+                        **({} if reading else {"found_rate": COMPOSITE_FOUND_RATE}),
                         "completion_tokens": {r: round(v, 1) for r, v in tally.completion.items()}},
     }
 

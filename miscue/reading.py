@@ -39,7 +39,7 @@ from rapidfuzz import fuzz
 from miscue.briefs import Requirement
 from miscue.language.domain import Domains
 from miscue.schema import Verdict
-from miscue.taxonomy import ExtractionClass
+from miscue.taxonomy import ExtractionClass, fault_type, takes_slot
 
 Status = Literal["stated", "stated_other", "not_said", "pointer", "vague", "ambiguous", "doubted"]
 STATUSES: tuple[str, ...] = Status.__args__  # type: ignore[attr-defined]
@@ -318,6 +318,12 @@ class Departure:
 
     cls: ExtractionClass
     target: str | None = None
+
+
+def planned_departure(type_id: str, target: str | None) -> Departure:
+    """The departure a fault of type ``type_id`` on ``target`` is planned to make (the target
+    only for types that take a requirement)."""
+    return Departure(fault_type(type_id).extraction, target if takes_slot(type_id) else None)
 
 
 def departures(reading: Reading, form: ReadingForm) -> list[Departure]:

@@ -166,20 +166,26 @@ def readings_agree(form: ReadingForm, a: Reading, b: Reading, plan: Departure | 
         return _v("agree", "flaw_mismatch", f"both read {_said(da)}, the plan is {_said(plan)}")
     if da.target != plan.target:
         return _v("agree", "slot_mismatch", f"both point at {da.target!r}, the plan at {plan.target!r}")
-    if da.target is not None:
-        ra, rb = a.requirements[da.target], b.requirements[da.target]
-        if da.cls in (ExtractionClass.substituted, ExtractionClass.presupposed) and ra.value != rb.value:
+    return read_alike(a, b, da)
+
+
+def read_alike(a: Reading, b: Reading, d: Departure) -> Verdict | None:
+    """Both readings read the departure ``d`` alike: the same committed value, candidates that
+    agree, overlapping quotes; the same operation; overlapping extras or off-topic spans."""
+    if d.target is not None:
+        ra, rb = a.requirements[d.target], b.requirements[d.target]
+        if d.cls in (ExtractionClass.substituted, ExtractionClass.presupposed) and ra.value != rb.value:
             return _v("agree", "value_mismatch", f"{ra.value!r} / {rb.value!r}")
-        if da.cls in (ExtractionClass.marked, ExtractionClass.ambiguous) and not candidates_agree(ra.candidates, rb.candidates):
+        if d.cls in (ExtractionClass.marked, ExtractionClass.ambiguous) and not candidates_agree(ra.candidates, rb.candidates):
             return _v("agree", "candidates_mismatch", f"{sorted(ra.candidates)} / {sorted(rb.candidates)}")
         if (ra.quote or rb.quote) and overlap(ra.quote, rb.quote) == 0:
             return _v("agree", "span_mismatch", f"{ra.quote!r} / {rb.quote!r}")
-    elif da.cls == ExtractionClass.mismatch and a.operation != b.operation:
+    elif d.cls == ExtractionClass.mismatch and a.operation != b.operation:
         return _v("agree", "operation_mismatch", f"{a.operation!r} / {b.operation!r}")
-    elif da.cls == ExtractionClass.extras and overlap(" ".join(e.quote for e in a.extras),
-                                                     " ".join(e.quote for e in b.extras)) < 0.5:
+    elif d.cls == ExtractionClass.extras and overlap(" ".join(e.quote for e in a.extras),
+                                                    " ".join(e.quote for e in b.extras)) < 0.5:
         return _v("agree", "extra_mismatch", f"{[e.quote for e in a.extras]} / {[e.quote for e in b.extras]}")
-    elif da.cls == ExtractionClass.noise and overlap(a.off_topic, b.off_topic) < 0.5:
+    elif d.cls == ExtractionClass.noise and overlap(a.off_topic, b.off_topic) < 0.5:
         return _v("agree", "span_mismatch", "the off-topic spans do not overlap")
     return None
 
@@ -191,14 +197,18 @@ def candidates_agree(a: list[str], b: list[str]) -> bool:
     return set(a) == set(b) or len(set(a) & set(b)) >= 2
 
 
-def agreed_reading(a: Reading, b: Reading, found: Departure | None) -> Reading:
-    """A's reading with the target's candidates cut to the ones B reads too (what admission executes)."""
-    if found is None or found.target is None or found.cls not in (ExtractionClass.marked, ExtractionClass.ambiguous):
+def agreed_reading(a: Reading, b: Reading, found: Departure | None | list[Departure]) -> Reading:
+    """A's reading with each target's candidates cut to the ones B reads too (what admission
+    executes); ``found``: the departure, or a composite's departures."""
+    cut = {d.target for d in (found if isinstance(found, list) else [found])
+           if d is not None and d.target is not None and d.cls in (ExtractionClass.marked, ExtractionClass.ambiguous)}
+    if not cut:
         return a
-    ra, rb = a.requirements[found.target], b.requirements[found.target]
-    shared = [c for c in ra.candidates if c in rb.candidates]
-    return a.model_copy(update={"requirements": {**a.requirements,
-                                                 found.target: ra.model_copy(update={"candidates": shared})}})
+    reqs = dict(a.requirements)
+    for slot in cut:
+        reqs[slot] = reqs[slot].model_copy(update={"candidates": [c for c in reqs[slot].candidates
+                                                                  if c in b.requirements[slot].candidates]})
+    return a.model_copy(update={"requirements": reqs})
 
 
 def _said(d: Departure | None) -> str:

@@ -36,7 +36,7 @@ def estimate(
         gen = GenerateConfig(attempts=attempts, fault_types=check_fault_types(fault_type_), reading=reading)
         names = check_benchmarks(benchmark)
         ks = default_ks(composite, fault_type_)  # as build: composites of every type unless told otherwise
-        comp = CompositeConfig(ks=ks) if ks else None
+        comp = CompositeConfig(ks=ks, reading=reading) if ks else None
         from miscue.flows.stages.estimate import estimate_run  # reads the corpus tables: imported when estimating
 
         result = estimate_run(names, gen, comp, config, artifacts, parse_tasks(task, names))

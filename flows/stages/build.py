@@ -26,7 +26,7 @@ def build(benchmarks: list[str] | None = None, fault_types: list[str] | None = N
     with run_lock(artifacts, command="miscue build (no flow)"):
         names = check_benchmarks(benchmarks)
         gen = GenerateConfig(attempts=attempts, reading=reading, **({"fault_types": fault_types} if fault_types else {}))
-        composite = CompositeConfig(ks=composite_ks) if composite_ks else None
+        composite = CompositeConfig(ks=composite_ks, reading=reading) if composite_ks else None
         gateway = make_gateway(artifacts, models)
         runs = []
         for b in names:

@@ -35,6 +35,7 @@ from typing import Any
 
 from miscue.flows.stages.attempt import Judgement, RunResult, Stage, gather_all, refused_record, sample_record
 from miscue.flows.stages.coverage import Coverage
+from miscue.flows.stages.read import Read, read
 from miscue.flows.stages.shifts import shift_options
 from miscue import stoppable, writing
 from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
@@ -43,17 +44,21 @@ from miscue.config import CompositeConfig
 from miscue.host import Adapter
 from miscue.llm import Gateway
 from miscue.planning import CompositeAttemptPlan, CompositeDraw, CompositePlanner, PlanError, Planner
+from miscue.reading import ReadingForm
 from miscue.schema import Attempt, Cell, GroundTruth, Intent, IntentGraph, Verdict
 from miscue.taxonomy import fault_type
 from miscue.verifiers.composite import (
     CompositeExtraction,
     check_composite_text,
+    components_match,
     flaw_of,
     found_key,
+    mechanical_composite,
     missing_components,
     planned_key,
     repaired_by_transform,
     verify_composite,
+    verify_composite_reading,
 )
 from miscue.verifiers.text import contains
 
@@ -159,6 +164,41 @@ class CompositePlan:
 
 
 @dataclass
+class CompositeReadingPlan(CompositePlan):
+    """A composite attempt on the reading path (DESIGN sections 6 and 7): the same writer calls,
+    the mechanical text checks for k faults, one reading form per extractor for all k components,
+    the components derived from each reading by code (:mod:`miscue.verifiers.composite.readings`)."""
+
+    form: ReadingForm | None = None
+
+    def check_text(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str, row: Attempt) -> Verdict | None:
+        return mechanical_composite(adapter, root, self.plan, text)
+
+    async def extract(self, call: Any, role: str, inp: ExtractionInput, call_ids: list[str]) -> Read:  # type: ignore[override]
+        assert self.form is not None
+        return await read(call, role, inp, self.form, call_ids)
+
+    def record_extraction(self, row: Attempt, who: str, found: Read) -> None:  # type: ignore[override]
+        setattr(row, f"reading_{who}", found.reading.model_dump_json() if found.reading else None)
+
+    def gate(self, found: Read, who: str) -> Verdict | None:  # type: ignore[override]
+        if not found.holds:
+            return found.verdicts[0] if found.verdicts else Verdict(stage="extract", code="read:malformed",
+                                                                   detail=f"extractor {who} gave no reading")
+        assert self.form is not None and found.reading is not None
+        return components_match(self.form, found.reading, self.plan, who)
+
+    def judge(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str,  # type: ignore[override]
+              a: Read, b: Read) -> Judgement:
+        assert self.form is not None
+        verdict = self.gate(b, "b")
+        if verdict is not None:
+            return Judgement(verdict)
+        res = verify_composite_reading(adapter, root, truth, self.plan, self.form, text, a.reading, b.reading)  # type: ignore[arg-type]
+        return Judgement(res.verdict, canonical_json(res.readings()), res.executed, res)
+
+
+@dataclass
 class DrawUnit:
     """A composite draw as a unit of the attempt pipeline."""
 
@@ -179,8 +219,13 @@ class DrawUnit:
     def fault_types(self) -> list[str]:
         return self.draw.types
 
+    reading: bool = False  # the reading path (one reading form per extractor) instead of the multi-flaw forms
+
     def plan(self, index: int) -> CompositePlan:
-        return CompositePlan(self.composer.attempt(self.draw, self.graph, index))
+        planned = self.composer.attempt(self.draw, self.graph, index)
+        if self.reading:
+            return CompositeReadingPlan(planned, form=self.composer.planner.reading_form(self.graph.root.intent))
+        return CompositePlan(planned)
 
     def refused(self, index: int, error: PlanError) -> Attempt:
         return refused_record(self.graph, self.cell_id, self.k, self.fault_types, index, error,
@@ -210,7 +255,7 @@ class CompositeStage(Stage):
 
     async def run_draw(self, graph: IntentGraph, draw: CompositeDraw) -> tuple[Cell, list[Attempt], Any]:
         """Up to ``attempts`` attempts of one draw: (cell record, attempt records, sample or None)."""
-        unit = DrawUnit(graph, draw, self.composer, self.config.attempts)
+        unit = DrawUnit(graph, draw, self.composer, self.config.attempts, reading=self.config.reading)
         async with self._sem:
             cell, rows, admitted = await self.pipeline.cell(unit)
         if admitted is None:

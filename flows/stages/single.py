@@ -22,9 +22,9 @@ from miscue.canonical import canonical_json, content_hash
 from miscue.config import GenerateConfig
 from miscue.host import Adapter
 from miscue.planning import AttemptPlan, CellPlan, PlanError, Planner
-from miscue.reading import Departure, ReadingForm, single_class
+from miscue.reading import Departure, ReadingForm, planned_departure, single_class
 from miscue.schema import Attempt, Cell, GroundTruth, Intent, IntentGraph, Verdict
-from miscue.taxonomy import SLOT_TARGETS, fault_type
+from miscue.taxonomy import fault_type
 from miscue.verifiers.admission import admit, admit_reading
 from miscue.verifiers.agreement import (agreed_reading, blind_matches_plan, grounded_values, reading_matches_plan, readings_agree,
                                        targeted_agree)
@@ -97,8 +97,7 @@ class ReadingPlan(SinglePlan):
     @property
     def departure(self) -> Departure:
         """What the plan says the text departs from the plain request in."""
-        ft = fault_type(self.brief.fault_type)
-        return Departure(ft.extraction, self.brief.target if ft.target in SLOT_TARGETS else None)
+        return planned_departure(self.brief.fault_type, self.brief.target)
 
     def check_text(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str, row: Attempt) -> Verdict | None:
         return mechanical(self.brief, text, adapter.answer_identifiers(root))

@@ -120,6 +120,13 @@ def datasheet(man: dict[str, Any]) -> str:
                   "status, legal value, candidates and verbatim quote), checked by code (quotes found, values legal), "
                   "the fault derived from each reading by code" if reading else
                   "blind and targeted extraction by two extractors of different families")
+    composite = man.get("config", {}).get("composite")
+    composites = "" if not composite else (
+        " Composite draws (k faults in one request) are read the same way, once per extractor for all k components, "
+        "each component a departure code derives from the reading; each is admitted on its own and the merged reading "
+        "executed." if composite.get("reading", False) else
+        " Composite draws (k faults in one request) are read with a multi-flaw blind form and a targeted form per "
+        "component; each is admitted on its own and the merged reading executed.")
     lines = [
         f"# miscue corpus {man['version']}",
         "",
@@ -141,7 +148,7 @@ def datasheet(man: dict[str, Any]) -> str:
         "cell per graph and applicable fault type -> up to N attempts per cell: write, mechanical text checks, "
         f"{extraction}, agreement, executable admission of the literal reading -> publish (this directory) -> report. "
         "Every attempt is in `attempts` (with each extractor's reading on the reading path); every model exchange in "
-        "`llm_calls`.",
+        f"`llm_calls`.{composites}",
         "",
         "Models: " + ", ".join(f"{role} `{m}`" for role, m in sorted(models.items())) + ".",
         "",

@@ -38,7 +38,8 @@ def _check_run(result, ks):
         assert len(slots) == len(set(slots)), "two components on the same slot"
         evidence = json.loads(s.evidence_json)
         assert [c["fault_type"] for c in evidence["components"]] == s.fault_types and evidence["k"] == s.k == len(s.fault_types)
-        claimed = [c["targeted_a"]["requirement"] for c in evidence["components"] if c["requirement"] is not None]
+        claimed = [c["targeted_a"]["requirement"] for c in evidence["components"]
+                   if c["requirement"] is not None and c["targeted_a"] is not None]  # (the forms path's answers)
         assert len(claimed) == len(set(claimed))
         assert all(c["found_a"] and c["found_b"] and c["admitted"] for c in evidence["components"])
         assert s.readings_executed >= 1 and evidence["merged"] is not None
@@ -52,7 +53,8 @@ def _check_run(result, ks):
 @pytest.fixture(scope="module")
 def retail_run(tmp_path_factory, retail, retail_build):
     gateway = offline_gateway(tmp_path_factory.mktemp("store"))
-    return run_composites(retail, retail_build.graphs, gateway, CompositeConfig(ks=[2, 4], per_k=30))
+    # the forms path: its grounded text checks catch a second pass that repaired a fault
+    return run_composites(retail, retail_build.graphs, gateway, CompositeConfig(ks=[2, 4], per_k=30, reading=False))
 
 
 def test_retail_composites_k2_k4_and_the_coverage_acceptance(retail_run, tmp_path):
@@ -101,12 +103,32 @@ def test_coverage_control_is_what_keeps_any_type_from_dominating(retail, retail_
     assert cov.over_cap(("a", "x", "y", "z"), 0.6, 10) and not cov.over_cap(("b", "x", "y", "z"), 0.6, 10)
 
 
+def _check_readings(result):
+    """The reading path (the default): each extractor read each text once for all k components,
+    B only after A's reading derived every planned component, and code judged what they read."""
+    read = [a for a in result.attempts if a.reading_a is not None]
+    assert read and all(a.blind_a is None and a.targeted_a is None for a in result.attempts)
+    for a in read:
+        writer_calls = 2 if "+" in (a.card_version or "") else 1
+        assert len(a.call_ids) == writer_calls + 1 + (a.reading_b is not None), a
+        assert a.reading_b is not None or a.code.startswith(("read:", "composite:component_missing", "composite:unplanned"))
+    codes = Counter(a.code for a in result.attempts)
+    assert not any(c.startswith("text:") and c not in ("text:too_long", "text:meta_commentary", "text:internal_syntax",
+                                                       "text:answer_identifier_leaked", "text:empty") for c in codes), codes
+    admitted = [a for a in result.attempts if a.admitted]
+    assert len(admitted) == len(result.samples)
+    for row in admitted:
+        a, b = json.loads(row.reading_a), json.loads(row.reading_b)
+        assert a["requirements"].keys() == b["requirements"].keys()
+
+
 def test_airline_composites_k2_k4(airline, airline_build, tmp_path):
     seen: list[tuple[int, int]] = []
     result = run_composites(airline, airline_build.graphs, offline_gateway(tmp_path / "store"),
                             CompositeConfig(ks=[2, 4], per_k=12), progress=lambda d, n, **_: seen.append((d, n)))
     _check_run(result, [2, 4])
     assert _summary_of(result, 4)["admitted"] >= 10
+    _check_readings(result)
     # one count over both ks: it rises past k = 2's target, and only the end is the whole
     assert {n for _, n in seen} == {24} and [d for d, _ in seen] == sorted(d for d, _ in seen)
     assert any(12 < d < 24 for d, _ in seen) and seen[-1] == (24, 24)

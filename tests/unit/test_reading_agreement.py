@@ -68,3 +68,47 @@ def test_candidate_sets_agree_on_two_shared_values_and_admission_sees_only_those
     one, other = both({"requirements": {"switch": {"status": "vague", "candidates": ["clicky", "linear"]}}},
                       {"requirements": {"switch": {"status": "vague", "candidates": ["clicky", "tactile"]}}})
     assert readings_agree(FORM, one, other, vague).code == "agree:candidates_mismatch"
+
+
+def _composite(*components):
+    """A composite plan as the composite checks see it: its components' types and targets."""
+    from types import SimpleNamespace
+
+    from miscue.schema import FaultSpec
+
+    return SimpleNamespace(components=[SimpleNamespace(component=FaultSpec(fault_type=t, target=x)) for t, x in components])
+
+
+SUB_AND_NOISE = _composite(("factual_error", "switch"), ("contextual_irrelevance", None))
+OFF_TOPIC = "Our cat knocked the old keyboard off the desk twice this week"
+
+
+@pytest.mark.parametrize("changes, code", [
+    ({"requirements": {"switch": {"status": "stated_other", "value": "linear"}}, "off_topic": OFF_TOPIC}, None),
+    ({"requirements": {"switch": {"status": "stated_other", "value": "linear"}}}, "composite:component_missing"),
+    ({"off_topic": OFF_TOPIC}, "composite:component_missing"),
+    ({"requirements": {"switch": {"status": "stated_other", "value": "linear"}}, "off_topic": OFF_TOPIC,
+      "operation": "return"}, "composite:unplanned_fault"),
+    # two departures of one class on different requirements are not the one planned
+    ({"requirements": {"switch": {"status": "stated_other", "value": "linear"},
+                       "payment": {"status": "stated_other", "value": "credit card ending 7901"}},
+      "off_topic": OFF_TOPIC}, "composite:unplanned_fault"),
+])
+def test_a_composite_reading_derives_exactly_the_planned_components(changes, code):
+    """One reading for all k components: code derives the departures, and they are the plan's."""
+    from miscue.verifiers.composite import components_match
+
+    verdict = components_match(FORM, FORM.parse(reply(**changes)), SUB_AND_NOISE, "a")
+    assert (verdict.code if verdict else None) == code, verdict
+
+
+def test_a_value_said_only_inside_the_off_topic_passage_is_refused():
+    from miscue.verifiers.composite.readings import value_inside_off_topic
+
+    text = "Our cat knocked the old keyboard with clicky switches off the desk. Please exchange order #W2378156."
+    inside = FORM.parse(reply(off_topic="Our cat knocked the old keyboard with clicky switches off the desk"))
+    verdict = value_inside_off_topic(FORM, inside, text)
+    assert verdict is not None and verdict.code == "composite:value_inside_off_topic" and "clicky switches" in verdict.detail
+    # the same words said again outside the passage: the value is stated where it counts
+    again = text + " I want the clicky switches one."
+    assert value_inside_off_topic(FORM, inside, again) is None

@@ -19,6 +19,10 @@ A composite text carries k planned components. It is admitted only when
    from the extractions) is executed and recorded; its failure is recorded, not fatal, unless no
    component reading was executed at all (``composite:no_executed_reading``).
 
+On the reading path (:mod:`miscue.verifiers.composite.readings`) steps 2-5 read one reading per
+extractor instead: the text gets the mechanical checks only, and the components are the departures
+code derives from each reading.
+
 Codes of single-fault rules keep their stage prefix (``text:``, ``agree:``, ``admit:``) with the
 component named in the detail; whole-message rules are ``composite:`` codes, recorded at the
 stage they belong to (a second-pass repair at ``write``, claims and unplanned faults at
@@ -28,9 +32,11 @@ stage they belong to (a second-pass repair at ``write``, claims and unplanned fa
 from miscue.verifiers.composite.extraction import (CompositeExtraction, Key, claims_conflict, flaw_of, found_key,
                                                    missing_components, planned_key, unplanned)
 from miscue.verifiers.composite.merged import merged_reading
-from miscue.verifiers.composite.text import check_composite_text, mark_failure, repaired_by_transform
+from miscue.verifiers.composite.readings import components_match, verify_composite_reading
+from miscue.verifiers.composite.text import check_composite_text, mark_failure, mechanical_composite, repaired_by_transform
 from miscue.verifiers.composite.verdict import ComponentResult, CompositeResult, verify_composite
 
 __all__ = ["ComponentResult", "CompositeExtraction", "CompositeResult", "Key", "check_composite_text", "claims_conflict",
-           "flaw_of", "found_key", "mark_failure", "merged_reading", "missing_components", "planned_key",
-           "repaired_by_transform", "unplanned", "verify_composite"]
+           "components_match", "flaw_of", "found_key", "mark_failure", "mechanical_composite", "merged_reading",
+           "missing_components", "planned_key", "repaired_by_transform", "unplanned", "verify_composite",
+           "verify_composite_reading"]

@@ -35,6 +35,25 @@ def repaired_by_transform(adapter: Adapter, root: Intent, plan: CompositeAttempt
 def check_composite_text(adapter: Adapter, root: Intent, truth: GroundTruth, plan: CompositeAttemptPlan,
                          text: str | None) -> Verdict | None:
     """The text checks of DESIGN section 6 step 2, adapted to k faults at once."""
+    verdict = mechanical_composite(adapter, root, plan, text)
+    if verdict is not None or text is None:
+        return verdict
+    reading = read(adapter, root, text)
+    touched = {ap.component.target for ap in plan.components if ap.component.target and takes_slot(ap.component.fault_type)}
+    for r in plan.briefs[0].requirements:
+        if r.slot not in touched and not conveyed(adapter, root, truth, reading[r.slot]):
+            return composite_verdict("text", "text:requirement_not_conveyed", r.phrase)
+    for ap in plan.components:
+        failure = mark_failure(ap.brief, reading)
+        if failure:
+            return composite_verdict("text", f"text:{failure}", f"component {ap.component.fault_type}")
+    return None
+
+
+def mechanical_composite(adapter: Adapter, root: Intent, plan: CompositeAttemptPlan, text: str | None) -> Verdict | None:
+    """The checks that need no reading of the words, for k faults at once (the reading path's
+    only text checks): not empty, no internal syntax or meta-commentary, within the budget for
+    k faults, no answer identifier leaked."""
     if text is None or not text.strip():
         return composite_verdict("text", "text:empty")
     reqs = plan.briefs[0].requirements
@@ -52,13 +71,4 @@ def check_composite_text(adapter: Adapter, root: Intent, truth: GroundTruth, pla
     for leak in adapter.answer_identifiers(root):
         if leak and contains(text, leak):
             return composite_verdict("text", "text:answer_identifier_leaked", leak)
-    reading = read(adapter, root, text)
-    touched = {ap.component.target for ap in plan.components if ap.component.target and takes_slot(ap.component.fault_type)}
-    for r in reqs:
-        if r.slot not in touched and not conveyed(adapter, root, truth, reading[r.slot]):
-            return composite_verdict("text", "text:requirement_not_conveyed", r.phrase)
-    for ap in plan.components:
-        failure = mark_failure(ap.brief, reading)
-        if failure:
-            return composite_verdict("text", f"text:{failure}", f"component {ap.component.fault_type}")
     return None
