@@ -237,7 +237,7 @@ class Extractor(ABC, Generic[View]):
         said_op = self.operation(v)
         others = sorted((o for o in form.operations if o != form.operation), key=lambda o: -_shared(o, said_op or ""))
         operation = others[0] if said_op and others and _shared(others[0], said_op) > 0 else form.operation
-        detail, off_topic = self.extra(v), self.noise(v) or ""
+        detail, off_topic = self.extra(v), _before_quotes(self.noise(v) or "", [r.quote for r in requirements.values()])
         # a detail is an extra only outside what the reading already accounts for: the operation
         # asked for, the off-topic passage, the words said for a requirement
         accounted = [said_op or "", off_topic, *(r.quote for r in requirements.values())]
@@ -301,3 +301,11 @@ def _shared(a: str, b: str) -> float:
     """Share of the shorter phrase's words the other one has (0 when either is empty)."""
     wa, wb = set(a.lower().split()), set(b.lower().split())
     return len(wa & wb) / min(len(wa), len(wb)) if wa and wb else 0.0
+
+
+def _before_quotes(passage: str, quotes: list[str]) -> str:
+    """The off-topic passage up to the first words this reading says a requirement with: a reader
+    never claims the same words as off topic and as saying a requirement."""
+    folded = passage.casefold()
+    cut = min((i for q in quotes if q and (i := folded.find(q.casefold())) >= 0), default=len(passage))
+    return passage[:cut].rstrip()
