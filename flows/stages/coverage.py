@@ -17,6 +17,7 @@ class Coverage:
     combos: Counter = field(default_factory=Counter)
     stop: str = ""  # why the run of this k ended
     held: int = 0  # proposals held back by the type-share cap
+    relaxed: int = 0  # draws let through the cap because every graph's proposal was held
 
     @property
     def admitted(self) -> int:
@@ -51,6 +52,7 @@ class Coverage:
         share_combos = {t: round(v / distinct, 4) for t, v in sorted(in_combos.items())} if distinct else {}
         return {
             "admitted": n, "distinct_combinations": distinct, "stopped": self.stop, "held_by_cap": self.held,
+            "cap_relaxed": self.relaxed,
             "combinations": {"+".join(c): v for c, v in sorted(self.combos.items())},
             "per_type": per_type, "per_type_share": share, "per_type_share_of_combinations": share_combos,
             "max_type_share": max(share.values(), default=0.0),

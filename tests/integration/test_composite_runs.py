@@ -143,6 +143,20 @@ def test_webshop_composites_k2_k4(tmp_path):
     assert _summary_of(result, 4)["admitted"] >= 10
 
 
+@pytest.mark.skipif("webshop" not in ADAPTERS, reason="no WebShop adapter registered")
+def test_the_type_cap_slows_a_dominant_type_but_never_ends_a_run_short(tmp_path):
+    """WebShop's k = 4 combinations nearly all carry an off-topic passage (its goals have few
+    requirements, so whole-message faults fill k = 4): once the cap applies, every graph's proposal
+    is over it. The run lets the best one through and reaches its target instead of stopping."""
+    adapter = adapter_for("webshop", tasks=[str(i) for i in range(0, 200, 2)])
+    graphs = GraphBuilder(adapter).build().graphs
+    result = run_composites(adapter, graphs, offline_gateway(tmp_path / "store"), CompositeConfig(ks=[4], per_k=20))
+    four = _summary_of(result, 4)
+    assert four["admitted"] >= 20 and four["stopped"] == "target_reached", four
+    assert four["held_by_cap"] > 0 and four["cap_relaxed"] > 0
+    assert four["max_type_share"] < 0.75, four["per_type"]  # slowed: without the cap it runs to four in five
+
+
 def test_a_run_is_reproducible_and_replays_from_the_store(retail, retail_build, tmp_path):
     graphs = retail_build.graphs[:30]
     config = CompositeConfig(ks=[2], per_k=6)
