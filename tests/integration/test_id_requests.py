@@ -61,3 +61,23 @@ def test_a_request_naming_ids_is_read_and_admitted_as_its_fault(gateway, row):
     assert v.fault_type == row["claimed_type"] and v.slot == row["slot"]
     executed = [r for s in v.steps if s.name == "admission" for r in s.detail["readings"]]
     assert executed and all(r["gt_hash"] for r in executed)
+
+
+#: the offline readers (the key-free baseline) read an id as the value it names when their words say
+#: nothing for the requirement; a list of items named part by part (i-02, i-04) and a flight pair
+#: (i-07) they leave to the models
+OFFLINE_ADMITS = {"i-01", "i-03", "i-05", "i-06", "i-08"}
+
+
+def test_the_offline_readers_read_ids_too(tmp_path):
+    admitted, by_id = set(), 0
+    gateway = offline_gateway(tmp_path / "store")
+    for row in REQUESTS:
+        v = verify_sync(adapter_for(row["benchmark"]), gateway, row["task_id"], row["text"], row["claimed_type"], row["slot"],
+                        reading=True)
+        if v.admitted:
+            admitted.add(row["id"])
+        reading = (v.found.get("a") or {}).get("reading") or {}
+        by_id += sum(1 for r in reading.get("requirements", {}).values() if r["quote"].lower().startswith("item "))
+    assert admitted == OFFLINE_ADMITS
+    assert by_id > 0  # an id was the quote that said a value

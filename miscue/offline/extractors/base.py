@@ -15,7 +15,7 @@ from typing import Generic, TypeVar
 from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
 from miscue.language import Domains
 from miscue.language.states import SlotReading, TextReading
-from miscue.reading import NO_VALUE, Extra, Reading, ReadingForm, RequirementReading
+from miscue.reading import NO_VALUE, Extra, FormRequirement, Reading, ReadingForm, RequirementReading, normalise
 
 View = TypeVar("View")
 
@@ -234,6 +234,10 @@ class Extractor(ABC, Generic[View]):
                 requirements[req.slot] = RequirementReading(status="doubted", value=fallback, quote=premise.clause or "")
             else:
                 requirements[req.slot] = _requirement(st, req.truth, spoken, domains, req.slot, text_reading.grounding.text)
+            if requirements[req.slot].status == "not_said" and (named := _named_by_id(req, inp.text)) is not None:
+                value, said = named  # words said nothing, a host id in the text names the value (DESIGN 6a)
+                requirements[req.slot] = RequirementReading(status="stated" if value == req.truth else "stated_other",
+                                                            value=value, quote=said)
         said_op = self.operation(v)
         others = sorted((o for o in form.operations if o != form.operation), key=lambda o: -_shared(o, said_op or ""))
         operation = others[0] if said_op and others and _shared(others[0], said_op) > 0 else form.operation
@@ -309,3 +313,16 @@ def _before_quotes(passage: str, quotes: list[str]) -> str:
     folded = passage.casefold()
     cut = min((i for q in quotes if q and (i := folded.find(q.casefold())) >= 0), default=len(passage))
     return passage[:cut].rstrip()
+
+
+def _named_by_id(req: FormRequirement, text: str) -> tuple[str, str] | None:
+    """The one legal value the host ids standing in ``text`` name for ``req``, with the id as the
+    text has it (an id is found by its token with digits: "item 7624783998", "credit_card_7901829");
+    None when no id stands there or they name different values."""
+    tokens = set(normalise(text).split())
+    named: dict[str, str] = {}
+    for said, value in req.ids:
+        core = [t for t in normalise(said).split() if any(ch.isdigit() for ch in t)]
+        if value in req.values and core and all(t in tokens for t in core):
+            named.setdefault(value, said)
+    return next(iter(named.items())) if len(named) == 1 else None
