@@ -38,7 +38,7 @@ from typing import Any
 
 from miscue.flows.stages.attempt import Judgement, RunResult, Stage, gather_all, refused_record, sample_record
 from miscue.flows.stages.coverage import Coverage
-from miscue.flows.stages.read import Read, read
+from miscue.flows.stages.read import Read, ReadingSteps
 from miscue.flows.stages.shifts import shift_options
 from miscue import stoppable, writing
 from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
@@ -47,7 +47,7 @@ from miscue.config import CompositeConfig
 from miscue.host import Adapter
 from miscue.llm import Gateway
 from miscue.planning import CompositeAttemptPlan, CompositeDraw, CompositePlanner, PlanError, Planner
-from miscue.reading import ReadingForm
+from miscue.reading import Reading, ReadingForm
 from miscue.schema import Attempt, Cell, GroundTruth, Intent, IntentGraph, Verdict
 from miscue.taxonomy import fault_type
 from miscue.verifiers.composite import (
@@ -167,7 +167,7 @@ class CompositePlan:
 
 
 @dataclass
-class CompositeReadingPlan(CompositePlan):
+class CompositeReadingPlan(ReadingSteps, CompositePlan):
     """A composite attempt on the reading path (DESIGN sections 6 and 7): the same writer calls,
     the mechanical text checks for k faults, one reading form per extractor for all k components,
     the components derived from each reading by code (:mod:`miscue.verifiers.composite.readings`)."""
@@ -177,19 +177,9 @@ class CompositeReadingPlan(CompositePlan):
     def check_text(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str, row: Attempt) -> Verdict | None:
         return mechanical_composite(adapter, root, self.plan, text)
 
-    async def extract(self, call: Any, role: str, inp: ExtractionInput, call_ids: list[str]) -> Read:  # type: ignore[override]
+    def matches(self, reading: Reading, who: str) -> Verdict | None:
         assert self.form is not None
-        return await read(call, role, inp, self.form, call_ids)
-
-    def record_extraction(self, row: Attempt, who: str, found: Read) -> None:  # type: ignore[override]
-        setattr(row, f"reading_{who}", found.reading.model_dump_json() if found.reading else None)
-
-    def gate(self, found: Read, who: str) -> Verdict | None:  # type: ignore[override]
-        if not found.holds:
-            return found.verdicts[0] if found.verdicts else Verdict(stage="extract", code="read:malformed",
-                                                                   detail=f"extractor {who} gave no reading")
-        assert self.form is not None and found.reading is not None
-        return components_match(self.form, found.reading, self.plan, who)
+        return components_match(self.form, reading, self.plan, who)
 
     def judge(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str,  # type: ignore[override]
               a: Read, b: Read) -> Judgement:

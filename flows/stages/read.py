@@ -31,6 +31,14 @@ class Read:
     def holds(self) -> bool:
         return self.reading is not None and not self.verdicts
 
+    def failure(self, who: str) -> Verdict | None:
+        """Why this reading cannot be judged (None: it holds). A reply that is no reading always
+        carries its verdict; one without is never let through either (``read:malformed``)."""
+        if self.holds:
+            return None
+        return self.verdicts[0] if self.verdicts else Verdict(stage="extract", code="read:malformed",
+                                                              detail=f"extractor {who} gave no reading")
+
 
 async def read(call: Call, role: str, inp: ExtractionInput, form: ReadingForm, call_ids: list[str]) -> Read:
     """``role``'s reading of ``inp.text`` (``call``: a :class:`~miscue.flows.stages.attempt.Caller`)."""
@@ -46,3 +54,28 @@ async def read(call: Call, role: str, inp: ExtractionInput, form: ReadingForm, c
     quotes = [r.quote for r in reading.requirements.values() if r.quote] + [e.quote for e in reading.extras]
     fuzzy = sum(1 for q in quotes if (m := find_quote(q, inp.text)).found and m.fuzzy)
     return Read(reading, check(reading, form, inp.text), fuzzy)
+
+
+class ReadingSteps:
+    """What a reading-path plan does with its extractors, single fault or composite: one reading
+    form per extractor (:func:`read`), each reading kept on the attempt (``reading_a`` /
+    ``reading_b``), and the gate: a reading that holds, matching the plan (:meth:`matches`)."""
+
+    form: ReadingForm | None
+
+    async def extract(self, call: Call, role: str, inp: ExtractionInput, call_ids: list[str]) -> Read:
+        assert self.form is not None
+        return await read(call, role, inp, self.form, call_ids)
+
+    def record_extraction(self, row: Any, who: str, found: Read) -> None:
+        setattr(row, f"reading_{who}", found.reading.model_dump_json() if found.reading else None)
+
+    def gate(self, found: Read, who: str) -> Verdict | None:
+        if (failed := found.failure(who)) is not None:
+            return failed
+        assert self.form is not None and found.reading is not None
+        return self.matches(found.reading, who)
+
+    def matches(self, reading: Reading, who: str) -> Verdict | None:
+        """Does one extractor's reading derive what the plan planned? (A failing: B is not asked.)"""
+        raise NotImplementedError

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from miscue.flows.stages.attempt import Judgement, RunResult, Stage, gather_all, refused_record, sample_record
-from miscue.flows.stages.read import Read, read
+from miscue.flows.stages.read import Read, ReadingSteps
 from miscue.flows.stages.shifts import shift_options
 from miscue import writing
 from miscue.briefs import BlindExtraction, ExtractionInput, Requirement, TargetedExtraction, WriterBrief
@@ -22,7 +22,7 @@ from miscue.canonical import canonical_json, content_hash
 from miscue.config import GenerateConfig
 from miscue.host import Adapter
 from miscue.planning import AttemptPlan, CellPlan, PlanError, Planner
-from miscue.reading import Departure, ReadingForm, planned_departure, single_class
+from miscue.reading import Departure, Reading, ReadingForm, planned_departure, single_class
 from miscue.schema import Attempt, Cell, GroundTruth, Intent, IntentGraph, Verdict
 from miscue.taxonomy import fault_type
 from miscue.verifiers.admission import admit, admit_reading
@@ -86,7 +86,7 @@ class SinglePlan:
 
 
 @dataclass
-class ReadingPlan(SinglePlan):
+class ReadingPlan(ReadingSteps, SinglePlan):
     """A k = 1 attempt on the reading path (DESIGN section 6, steps 2-6: models read, code checks):
     the mechanical text checks only; one reading form per extractor (:func:`read`), its quotes,
     values and statuses checked by code; the class derived from each reading and held to the
@@ -102,19 +102,9 @@ class ReadingPlan(SinglePlan):
     def check_text(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str, row: Attempt) -> Verdict | None:
         return mechanical(self.brief, text, adapter.answer_identifiers(root))
 
-    async def extract(self, call: Any, role: str, inp: ExtractionInput, call_ids: list[str]) -> Read:
+    def matches(self, reading: Reading, who: str) -> Verdict | None:
         assert self.form is not None
-        return await read(call, role, inp, self.form, call_ids)
-
-    def record_extraction(self, row: Attempt, who: str, found: Read) -> None:  # type: ignore[override]
-        setattr(row, f"reading_{who}", found.reading.model_dump_json() if found.reading else None)
-
-    def gate(self, found: Read, who: str) -> Verdict | None:  # type: ignore[override]
-        if not found.holds:  # a reply that is no reading always carries its verdict; never let one through
-            return found.verdicts[0] if found.verdicts else Verdict(stage="extract", code="read:malformed",
-                                                                   detail=f"extractor {who} gave no reading")
-        assert self.form is not None and found.reading is not None
-        return reading_matches_plan(self.form, found.reading, self.departure, who)
+        return reading_matches_plan(self.form, reading, self.departure, who)
 
     def judge(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str,  # type: ignore[override]
               a: Read, b: Read) -> Judgement:
