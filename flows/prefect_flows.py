@@ -193,7 +193,7 @@ def sharded_stages(benchmarks: list[str], gen: GenerateConfig, composite: Option
         stages.report_progress("shards", done, len(pending))
     for b, run in runs.items():
         shards.merge_write_verify(run, results.get((b, "write-verify"), []))
-        if composite is not None and not run.stopped:
+        if composite is not None and not run.halted:
             shards.merge_composite(run, composite, results.get((b, "composite"), []))
     return list(runs.values()), usage
 
@@ -232,10 +232,10 @@ def _stages(benchmarks: list[str], gen: GenerateConfig, gateway: Any, composite:
         run = graphs(b, quote(run))
         run = plan(b, quote(run), gen.fault_types, gen.identity)
         run = write_verify(b, quote(run), quote(gen), quote(gateway))
-        if composite is not None and not run.stopped:
+        if composite is not None and not run.halted:
             run = composite_stage(b, quote(run), composite, quote(gateway))
         runs.append(run)
-        if run.stopped:
+        if run.halted:
             break  # the gateway is halted: the other benchmarks would stop at their first call
     return runs
 
@@ -243,7 +243,7 @@ def _stages(benchmarks: list[str], gen: GenerateConfig, gateway: Any, composite:
 def _stopped(runs: list[BenchmarkRun]) -> Any:
     """The flow's end when a run stopped cleanly: a Failed state carrying the error (raised to a
     caller of the flow, e.g. the CLI, which exits 3), without a task traceback in the log."""
-    stop = next((r.stopped for r in runs if r.stopped is not None), None)
+    stop = stages.first_stop(runs)
     if stop is None:
         return None
     return Failed(message=f"stopped cleanly before publishing (finished exchanges are in the store; "

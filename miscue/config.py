@@ -170,6 +170,9 @@ class ModelOptions(BaseModel):
     max_cost: float | None = Field(None, ge=0)  # USD this run may spend on model calls
     price: float | None = Field(None, ge=0)  # USD per token (prompt and completion), every role
     replay_only: bool = False  # answer every call from the exchange store; a miss is an error
+    # --prompts-out FILE: a request the store cannot answer is written there (OpenAI batch JSONL)
+    # instead of sent; the run stops before publishing (exit 5) and resumes once replies are imported
+    prompts_out: str | None = None
 
     def resolve(self) -> LLMConfig:
         """The :class:`LLMConfig` to run with. Raises ValueError naming the file and the problem;
@@ -189,13 +192,14 @@ class ModelOptions(BaseModel):
 
 
 def model_options(llm_config: str | Path | None = None, max_cost: float | None = None, price: float | None = None,
-                  replay_only: bool = False) -> ModelOptions:
+                  replay_only: bool = False, prompts_out: str | Path | None = None) -> ModelOptions:
     """:class:`ModelOptions` from command-line values; ValueError with a readable message."""
     for flag, value in (("--max-cost", max_cost), ("--price", price)):
         if value is not None and value < 0:
             raise BadInput(f"{flag} must be >= 0, got {value}")
     return ModelOptions(llm_config=None if llm_config is None else str(Path(llm_config).resolve()), max_cost=max_cost,
-                        price=price, replay_only=replay_only)
+                        price=price, replay_only=replay_only,
+                        prompts_out=None if prompts_out is None else str(Path(prompts_out).resolve()))
 
 
 def load_llm_file(path: Path) -> LLMConfig:

@@ -9,6 +9,8 @@ Every error miscue raises on purpose is a :class:`MiscueError`; its ``exit_code`
 - 3 :class:`RunStopped`: a run stopped cleanly (budget reached, a terminal provider error, a store
   miss under replay); finished work is kept and a rerun resumes;
 - 4 :class:`RunLocked`: another run holds the artifacts directory;
+- 5 ``PromptsExported`` (:mod:`miscue.llm.errors`, a RunStopped): a ``--prompts-out`` round wrote the
+  requests the store cannot answer and published nothing;
 - 70 :class:`MissingResource`: a file miscue ships (a prompt card, the WebShop catalogue) is not
   installed -- an internal error of the installation, not of the caller (``EX_SOFTWARE``).
 

@@ -22,6 +22,9 @@ from rich.markup import escape
 
 from miscue.config import ModelOptions, model_options, parse_ks
 from miscue.errors import BadInput, MiscueError, RunStopped
+from miscue.llm import Gateway
+from miscue.llm.errors import PromptsExported
+from miscue.llm.outbox import Outbox, export
 from miscue.model_check import check_llm_config
 from miscue.writing import PromptSet
 
@@ -55,6 +58,10 @@ READING = typer.Option(
          "earlier blind and targeted forms read through the rule grounder")
 OFFLINE_REPLAY = typer.Option(False, "--offline-replay",
                               help="answer every model call from the exchange store; a miss is an error")
+PROMPTS_OUT = typer.Option(
+    None, "--prompts-out",
+    help="call no model: write the requests the exchange store cannot answer to FILE (OpenAI batch JSONL) and stop "
+         "before publishing (exit 5); `miscue prompts import` puts the replies in the store, then run again")
 
 
 @app.callback()
@@ -82,15 +89,34 @@ def exit_codes() -> Iterator[None]:
         fail(f"cannot read or write {exc.filename or ''}: {exc.strerror or exc}")
 
 
+@contextlib.contextmanager
+def exported(models: ModelOptions, artifacts: Path) -> Iterator[None]:
+    """--prompts-out: a run that stopped for replies writes every request it waits for to the
+    file and says so in one line (exit 5)."""
+    try:
+        yield
+    except PromptsExported as exc:
+        if models.prompts_out is None:
+            raise
+        gateway = Gateway(models.resolve(), Path(artifacts) / "store")
+        summary = export(Outbox(Path(artifacts) / "store" / "outbox"), Path(models.prompts_out), gateway.expected_cost)
+        roles = ", ".join(f"{n} {role}" for role, n in summary["roles"].items())
+        fail(f"--prompts-out: {summary['requests']} requests ({roles}, about {summary['batch_cost']:.4g} USD at batch "
+             f"price) written to {summary['file']}; {exc.waiting} cells or draws wait for them; nothing published. Import "
+             "the replies (`miscue prompts import FILE`) and run again.", exc.exit_code)
+
+
 def models_or_fail(llm_config: Path | None, max_cost: float | None = None, price: float | None = None,
-                   replay_only: bool = False) -> ModelOptions:
+                   replay_only: bool = False, prompts_out: Path | None = None) -> ModelOptions:
     """The command's :class:`~miscue.config.ModelOptions`, checked now by resolving them and by
     ``miscue check-config``'s check (:mod:`miscue.model_check`: providers resolve, prices known):
     a bad configuration exits 2 naming the field before anything runs; a prompt card missing from
     the installation exits 70 (:class:`~miscue.errors.MissingResource`) before anything runs."""
     with exit_codes():
         PromptSet().check()
-        options = model_options(llm_config, max_cost=max_cost, price=price, replay_only=replay_only)
+        if prompts_out is not None and replay_only:
+            raise BadInput("--prompts-out writes what the store lacks; --offline-replay refuses to lack anything: give one")
+        options = model_options(llm_config, max_cost=max_cost, price=price, replay_only=replay_only, prompts_out=prompts_out)
         source = f"model configuration {llm_config}" if llm_config else "the offline models"
         check_llm_config(options.resolve()).raise_problems(source)
     return options

@@ -19,9 +19,9 @@ import typer
 from rich import box
 from rich.table import Table
 
-from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, COMPOSITE, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, QUIET, READING,
-                                  TASKS, app, artifacts_arg, default_ks, err, exit_codes, fmt, models_or_fail, out,
-                                  parse_tasks, pct, print_json)
+from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, COMPOSITE, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, PROMPTS_OUT,
+                                  QUIET, READING, TASKS, app, artifacts_arg, default_ks, err, exit_codes, exported, fmt,
+                                  models_or_fail, out, parse_tasks, pct, print_json)
 from miscue.flows.cli.progress import progress, progress_mode
 from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types
 from miscue.errors import BadInput
@@ -84,6 +84,7 @@ def build(
     max_cost: Optional[float] = MAX_COST,
     price: Optional[float] = PRICE,
     replay_only: bool = OFFLINE_REPLAY,
+    prompts_out: Optional[Path] = PROMPTS_OUT,
     as_json: bool = AS_JSON,
     quiet: bool = QUIET,
     artifacts: Path = ARTIFACTS,
@@ -92,7 +93,8 @@ def build(
 
     Exit codes: 0 published (or nothing changed), 1 corpus error, 2 bad input, 3 stopped cleanly
     (budget reached, store miss in replay, terminal provider error: finished exchanges are kept,
-    rerun to resume), 4 another run holds the artifacts directory.
+    rerun to resume), 4 another run holds the artifacts directory, 5 --prompts-out wrote the
+    requests the store lacks (import the replies, run again).
 
     --workers N / --dask-address: the same corpus (identical table content hashes), built by
     shards of graphs on a Dask cluster; one budget and one halt across every shard.
@@ -104,12 +106,13 @@ def build(
         names = check_benchmarks(benchmark)
         types = check_fault_types(fault_type_)
         tasks = parse_tasks(task, names)
-    models = models_or_fail(llm_config, max_cost, price, replay_only)
+    models = models_or_fail(llm_config, max_cost, price, replay_only, prompts_out)
     started = time.perf_counter()
     from miscue.flows.prefect_flows import build_flow, run_flow
 
     # the lock is taken before the flow starts, so a refused build leaves no flow run behind
-    with exit_codes(), run_lock(artifacts, command="miscue build"), progress(progress_mode(quiet, as_json)):
+    with exit_codes(), run_lock(artifacts, command="miscue build"), progress(progress_mode(quiet, as_json)), \
+            exported(models, artifacts):
         res = run_flow(build_flow, err.print, benchmarks=names, fault_types=types, attempts=attempts,
                          artifacts=artifacts_arg(artifacts), skip_unchanged=skip_unchanged,
                          composite_ks=composite_ks, models=models, workers=workers, dask_address=dask_address,

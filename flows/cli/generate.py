@@ -9,13 +9,12 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, QUIET, READING, TASKS, app,
-                                  err, exit_codes, models_or_fail, out, parse_tasks, pct, print_json)
+from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, PROMPTS_OUT, QUIET, READING,
+                                  TASKS, app, err, exit_codes, exported, models_or_fail, out, parse_tasks, pct, print_json)
 from miscue.flows.cli.progress import progress, progress_mode
 from miscue.flows.registry import ADAPTERS
-from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types
+from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types, make_gateway
 from miscue.config import GenerateConfig
-from miscue.llm import Gateway
 
 
 def _table(s: dict[str, Any]) -> Table:
@@ -40,6 +39,7 @@ def generate(
     max_cost: Optional[float] = MAX_COST,
     price: Optional[float] = PRICE,
     replay_only: bool = OFFLINE_REPLAY,
+    prompts_out: Optional[Path] = PROMPTS_OUT,
     max_concurrent_cells: int = typer.Option(16, min=1, help="cells run at once"),
     reading: bool = READING,
     wait: bool = typer.Option(False, "--wait", help="wait for another run's lock instead of refusing"),
@@ -50,7 +50,7 @@ def generate(
     """Single-fault generate-then-verify over every graph, without publishing (offline models
     unless configured); the ledger goes to artifacts/runs/<benchmark>/. One gateway serves every
     benchmark, so --max-cost caps the whole command."""
-    models = models_or_fail(llm_config, max_cost, price, replay_only)
+    models = models_or_fail(llm_config, max_cost, price, replay_only, prompts_out)
     with exit_codes():
         names = check_benchmarks(benchmark)
         gen = GenerateConfig(attempts=attempts, fault_types=check_fault_types(fault_type_),
@@ -58,10 +58,10 @@ def generate(
         tasks = parse_tasks(task, names)
     from miscue.flows.stages.build import generate as generate_pass  # writes Parquet: imported when generating
 
-    gateway = Gateway(models.resolve(), artifacts / "store")
+    gateway = make_gateway(artifacts, models)
     results = []
     for bench in names:
-        with exit_codes(), progress(progress_mode(quiet, as_json)):
+        with exit_codes(), progress(progress_mode(quiet, as_json)), exported(models, artifacts):
             summary = generate_pass(bench, artifacts, gen, gateway, lock_wait=wait, tasks=(tasks or {}).get(bench))
         summary["spent"] = round(gateway.spent, 6)
         results.append(summary)

@@ -73,6 +73,7 @@ class RunResult:
     calls: list[LLMCall] = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
     graphs: Any = None  # the GraphBuild the stage ran on, when it built it
+    waiting: int = 0  # --prompts-out: cells and draws waiting for a reply the store does not hold
 
     def tables(self) -> dict[str, list[Any]]:
         return {"cells": self.cells, "attempts": self.attempts, "samples": self.samples, "llm_calls": self.calls}
@@ -83,6 +84,7 @@ class RunResult:
         self.attempts += other.attempts
         self.samples += other.samples
         self.calls += other.calls
+        self.waiting += other.waiting
         return self
 
 

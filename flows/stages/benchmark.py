@@ -25,7 +25,8 @@ from miscue.config import CompositeConfig, GenerateConfig, GraphConfig, ModelOpt
 from miscue.errors import UnknownBenchmark
 from miscue.graphs import GraphBuild, GraphBuilder
 from miscue.host import Adapter, Seed
-from miscue.llm import RUN_STOPS, Gateway, LLMConfig, LLMError
+from miscue.llm.outbox import Outbox
+from miscue.llm import RUN_STOPS, Gateway, LLMConfig, LLMError, PromptsExported
 from miscue.planning import CellPlan, Planner
 from miscue.reports.summary import single_fault_summary
 from miscue.taxonomy import FAULT_TYPES, fault_type
@@ -80,6 +81,12 @@ class BenchmarkRun:
     #: set when the run stopped cleanly (budget, terminal provider error, replay miss): nothing
     #: of it is published; finished exchanges are in the store and a rerun resumes
     stopped: LLMError | None = None
+
+    @property
+    def halted(self) -> bool:
+        """Stopped for good this round (not merely waiting for replies under --prompts-out, where
+        the other stages and benchmarks still run to export their requests too)."""
+        return self.stopped is not None and not isinstance(self.stopped, PromptsExported)
 
     @property
     def splits(self) -> dict[str, str]:
@@ -145,6 +152,14 @@ def stage_write_verify(run: BenchmarkRun, gen: GenerateConfig, gateway: Gateway)
     result.summary = {"benchmark": run.benchmark, **single_fault_summary(result.cells, result.attempts, result.calls)}
     run.result = result
     run.seconds["write_verify"] = round(time.perf_counter() - t, 2)
+    return _waiting(run)
+
+
+def _waiting(run: BenchmarkRun) -> BenchmarkRun:
+    """A --prompts-out round whose cells or draws wait for replies stops cleanly: nothing of it is
+    published (the replies go into the store, and the next round goes on from there)."""
+    if run.result is not None and run.result.waiting and run.stopped is None:
+        run.stopped = PromptsExported(run.result.waiting)
     return run
 
 
@@ -163,13 +178,17 @@ def stage_composite(run: BenchmarkRun, config: CompositeConfig, gateway: Gateway
     run.result.summary["composite"] = comp.summary.get("composite", {})
     run.composite_ks = list(config.ks)
     run.seconds["composite"] = round(time.perf_counter() - t, 2)
-    return run
+    return _waiting(run)
 
 
 def make_gateway(artifacts: Path, options: ModelOptions | None = None) -> Gateway:
     """The run's gateway: the models of ``options`` (default: the embedded offline models) with
     the exchange store under ``artifacts/store``."""
-    return Gateway((options or ModelOptions()).resolve(), Path(artifacts) / "store")
+    options = options or ModelOptions()
+    gateway = Gateway(options.resolve(), Path(artifacts) / "store")
+    if options.prompts_out is not None:
+        gateway.outbox = Outbox(Path(artifacts) / "store" / "outbox")
+    return gateway
 
 
 def run_config(runs: list[BenchmarkRun], gen: GenerateConfig, composite: CompositeConfig | None, llm: LLMConfig) -> RunConfig:
@@ -182,3 +201,13 @@ def run_config(runs: list[BenchmarkRun], gen: GenerateConfig, composite: Composi
 def offline_gateway(store_dir: Path, replay_only: bool = False) -> Gateway:
     """A gateway on the embedded offline models with its exchange store in ``store_dir``."""
     return Gateway(ModelOptions(replay_only=replay_only).resolve(), Path(store_dir))
+
+
+def first_stop(runs: list[BenchmarkRun]) -> LLMError | None:
+    """Why a build stopped before publishing: the first run halted, else the replies every
+    run waits for under --prompts-out (one count), else None."""
+    halted = next((r.stopped for r in runs if r.halted), None)
+    if halted is not None:
+        return halted
+    waiting = sum(r.result.waiting for r in runs if r.result is not None)
+    return PromptsExported(waiting) if any(r.stopped is not None for r in runs) else None

@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from miscue.flows.stages.benchmark import (check_benchmarks, make_gateway, run_config, stage_composite, stage_graphs, stage_load,
-                                           stage_plan, stage_write_verify)
+from miscue.flows.stages.benchmark import (check_benchmarks, first_stop, make_gateway, run_config, stage_composite,
+                                           stage_graphs, stage_load, stage_plan, stage_write_verify)
 from miscue.flows.stages.publish import publish_build
 from miscue import reports
 from miscue.config import CompositeConfig, GenerateConfig, ModelOptions
@@ -34,11 +34,13 @@ def build(benchmarks: list[str] | None = None, fault_types: list[str] | None = N
             stage_graphs(run)
             stage_plan(run, gen.fault_types, gen.identity)
             stage_write_verify(run, gen, gateway)
-            if composite and not run.stopped:
+            if composite and not run.halted:
                 stage_composite(run, composite, gateway)
-            if run.stopped:
-                raise run.stopped
+            if run.halted:
+                raise run.stopped  # type: ignore[misc]
             runs.append(run)
+        if (stop := first_stop(runs)) is not None:
+            raise stop
         config = run_config(runs, gen, composite, gateway.config)
         out = publish_build(runs, artifacts=artifacts, config=config, gateway=gateway, skip_unchanged=skip_unchanged)
         if out["version"]:

@@ -45,7 +45,7 @@ from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
 from miscue.canonical import canonical_json, content_hash
 from miscue.config import CompositeConfig
 from miscue.host import Adapter
-from miscue.llm import Gateway
+from miscue.llm import Deferred, Gateway
 from miscue.planning import CompositeAttemptPlan, CompositeDraw, CompositePlanner, PlanError, Planner
 from miscue.reading import Reading, ReadingForm
 from miscue.schema import Attempt, Cell, GroundTruth, Intent, IntentGraph, Verdict
@@ -250,7 +250,7 @@ class CompositeStage(Stage):
         """Up to ``attempts`` attempts of one draw: (cell record, attempt records, sample or None)."""
         unit = DrawUnit(graph, draw, self.composer, self.config.attempts, reading=self.config.reading)
         async with self._sem:
-            cell, rows, admitted = await self.pipeline.cell(unit)
+            cell, rows, admitted = await self.pipeline.cell(unit)  # Deferred (--prompts-out): see run_k
         if admitted is None:
             return cell, rows, None
         row, outcome = admitted
@@ -258,6 +258,13 @@ class CompositeStage(Stage):
                                shifts=shift_options(self.adapter, graph), models_json=self.models_json,
                                split=self.splits.get(graph.task_id, "base"))
         return cell, rows, sample
+
+    @staticmethod
+    async def _waiting_or(draw: Any) -> Any:
+        try:
+            return await draw
+        except Deferred:
+            return None
 
     async def run_k(self, graphs: list[IntentGraph], k: int, progress: Callable[..., None] | None = None) -> Coverage:
         """Waves of draws until ``per_k`` samples are admitted or the budget is spent. Each wave
@@ -328,8 +335,14 @@ class CompositeStage(Stage):
                     exhausted.add(g.graph_id)
                 batch.append((g, drawn))
             self.result.cells += skipped
-            outcomes = await gather_all(self.run_draw(g, d) for g, d in batch)
-            for (g, d), (cell, rows, sample) in zip(batch, outcomes):
+            outcomes = await gather_all(self._waiting_or(self.run_draw(g, d)) for g, d in batch)
+            if any(o is None for o in outcomes):
+                # --prompts-out: a draw waits for a reply, so the wave's outcome (and every later
+                # wave's plan) is unknown; the run of this k ends here and resumes next round
+                self.result.waiting += sum(1 for o in outcomes if o is None)
+                stop = "waiting"
+                break
+            for (g, d), (cell, rows, sample) in zip(batch, outcomes):  # type: ignore[misc]
                 self.result.cells.append(cell)
                 self.result.attempts += rows
                 if sample is not None:

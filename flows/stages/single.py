@@ -21,6 +21,7 @@ from miscue.briefs import BlindExtraction, ExtractionInput, Requirement, Targete
 from miscue.canonical import canonical_json, content_hash
 from miscue.config import GenerateConfig
 from miscue.host import Adapter
+from miscue.llm import Deferred
 from miscue.planning import AttemptPlan, CellPlan, PlanError, Planner
 from miscue.reading import Departure, Reading, ReadingForm, planned_departure, single_class
 from miscue.schema import Attempt, Cell, GroundTruth, Intent, IntentGraph, Verdict
@@ -186,7 +187,11 @@ class SingleFaultStage(Stage):
             return
         unit = SingleCell(graph, cell, self.planner, self.config.attempts_for(cell.fault_type),
                           reading=self.config.reading)
-        record, rows, admitted = await self.pipeline.cell(unit)
+        try:
+            record, rows, admitted = await self.pipeline.cell(unit)
+        except Deferred:  # --prompts-out: the cell waits for a reply the store does not hold yet
+            self.result.waiting += 1
+            return
         self.result.cells.append(record)
         self.result.attempts += rows
         if admitted is not None:

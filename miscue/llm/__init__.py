@@ -30,7 +30,9 @@ from miscue.llm.env import set_offline_environment
 from miscue.llm.errors import (
     RUN_STOPS,
     BudgetExceeded,
+    Deferred,
     LLMError,
+    PromptsExported,
     StoreCorrupt,
     StoreMiss,
     TerminalProviderError,
@@ -42,8 +44,8 @@ from miscue.llm.replies import parse_json_reply
 from miscue.llm.store import ExchangeStore, StoredExchange
 
 __all__ = [
-    "ROLES", "RUN_STOPS", "TRANSPORT_PARAMS", "BudgetExceeded", "Exchange", "ExchangeStore",
-    "Gateway", "LLMConfig", "LLMError", "RoleConfig", "StoreCorrupt", "StoreMiss",
+    "ROLES", "RUN_STOPS", "TRANSPORT_PARAMS", "BudgetExceeded", "Deferred", "Exchange", "ExchangeStore",
+    "Gateway", "LLMConfig", "LLMError", "PromptsExported", "RoleConfig", "StoreCorrupt", "StoreMiss",
     "StoredExchange", "TerminalProviderError", "TransientProviderError", "count_tokens",
     "model_family", "parse_json_reply",
 ]

@@ -73,6 +73,32 @@ class BudgetExceeded(TerminalProviderError):
                                                   "expected": self.expected, "cap": self.cap})
 
 
+class Deferred(LLMError):
+    """``--prompts-out``: the store has no answer for this request, so it went to the outbox
+    instead of to the model; the attempt that needed it waits for the next round."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        super().__init__(f"request {key} is waiting in the outbox")
+
+    def __reduce__(self) -> Any:
+        return type(self), (self.key,)
+
+
+class PromptsExported(LLMError, RunStopped):
+    """A ``--prompts-out`` round ended with requests the store cannot answer: they are written
+    for a batch run, nothing is published; import the replies and run again."""
+
+    exit_code = 5
+
+    def __init__(self, waiting: int) -> None:
+        self.waiting = waiting
+        super().__init__(f"{waiting} attempts wait for replies the store does not hold")
+
+    def __reduce__(self) -> Any:
+        return type(self), (self.waiting,)
+
+
 def _rebuild(cls: type, message: str, kwargs: dict[str, Any]) -> Exception:
     """Unpickle an error whose constructor takes keyword arguments."""
     return cls(message, **kwargs)

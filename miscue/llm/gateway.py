@@ -1,7 +1,9 @@
 """The gateway: every model call of the pipeline goes through :class:`Gateway`.
 
 A request is answered from the exchange store when it holds the request; ``replay_only`` turns a
-store miss into :class:`~miscue.llm.errors.StoreMiss`. Otherwise the role's model is called
+store miss into :class:`~miscue.llm.errors.StoreMiss`; with an :class:`~miscue.llm.outbox.Outbox`
+(``--prompts-out``) a miss is written there and raises :class:`~miscue.llm.errors.Deferred`, the
+attempt waiting for the next round. Otherwise the role's model is called
 through litellm, within the concurrency bound and the provider's requests-per-minute limit, and
 the answer (or the failure) is stored before :meth:`Gateway.complete` returns.
 
@@ -34,11 +36,12 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 
 from miscue import stoppable
 from miscue.errors import BadInput
-from miscue.llm.config import ROLES, SECRET_PARAMS, LLMConfig, Message, Role, RoleConfig
+from miscue.llm.config import ROLES, SECRET_PARAMS, TRANSPORT_PARAMS, LLMConfig, Message, Role, RoleConfig, split_model
 from miscue.llm.control import RunControl
 from miscue.llm.env import load_litellm
-from miscue.llm.errors import BudgetExceeded, StoreMiss, TerminalProviderError, TransientProviderError
+from miscue.llm.errors import BudgetExceeded, Deferred, StoreMiss, TerminalProviderError, TransientProviderError
 from miscue.llm.limits import LoopState, RateLimiter, RoleUsage
+from miscue.llm.outbox import Outbox
 from miscue.llm.prices import litellm_price
 from miscue.llm.records import Exchange, Usage, count_tokens
 from miscue.llm.store import ExchangeStore, StoredExchange, request_key
@@ -140,6 +143,9 @@ class Gateway:
         # later call that the store cannot answer raises it again without calling, so a run
         # stops at once rather than each call in flight meeting the error on its own.
         self.halted: TerminalProviderError | None = None
+        # --prompts-out: a request the store cannot answer goes here instead of to the model
+        self.outbox: Outbox | None = None
+        self.deferred = 0  # requests this gateway sent to the outbox
 
     def _halt(self, error: TerminalProviderError) -> TerminalProviderError:
         self.halted = error
@@ -236,6 +242,13 @@ class Gateway:
         if self.config.replay_only:
             detail = f" (a failure is recorded: {stored.error})" if stored is not None else ""
             raise StoreMiss(key, cfg.model, detail)
+        if self.outbox is not None:
+            params = {k: v for k, v in cfg.params.items() if k not in TRANSPORT_PARAMS and k not in SECRET_PARAMS}
+            body = {"model": split_model(cfg.model)[1], "messages": messages, **params,
+                    **({"response_format": response_format} if response_format is not None else {})}
+            self.outbox.add(key, role, request, body)
+            self.deferred += 1
+            raise Deferred(key)
 
         if self.halted is not None:
             raise self.halted
