@@ -262,7 +262,8 @@ def test_scheduled_deployment_runs_on_a_real_prefect_server(tmp_path):
             assert dep["parameters"]["tasks"] == {"tau2-airline": SLICES["tau2-airline"]}
             assert "composite_ks" not in dep["parameters"]  # --fault-type chose one: single faults only
             # the model options travel as a parameter: the cap, and a configuration path (none here)
-            assert dep["parameters"]["models"] == {"llm_config": None, "max_cost": 100.0, "price": None, "replay_only": False}
+            assert dep["parameters"]["models"] == {"llm_config": None, "max_cost": 100.0, "price": None, "replay_only": False,
+                                                   "prompts_out": None}
             # one run now, picked up and executed by the serving process
             run = http("POST", f"{api}/deployments/{dep['id']}/create_flow_run", {})
 
