@@ -274,3 +274,12 @@ def test_a_one_word_quality_goes_before_the_product(feature):
 def test_a_purpose_already_said_with_for_is_not_given_another():
     _, _, fors = features(["for dry hair", "sensitive skin"], _Voice(0))
     assert fors == ["dry hair", "sensitive skin"]
+
+
+def test_a_request_recast_as_a_situation_keeps_its_verb():
+    """indirect_intent in a composite recasts each request as what the customer meant to do; the
+    verb stays, in lower case ("The plan was to the difference on gift card." was the slip)."""
+    from miscue.offline.writer.composite import _situation
+
+    out = _situation("Put the difference on my gift card. Use my Visa ending 3194, please.")
+    assert out == "The plan was to put the difference on my gift card. The idea was to use my Visa ending 3194."

@@ -76,8 +76,9 @@ _RECAST = (
     (re.compile(r"^Can I (.+?)[.?!]$", re.I), r"I was told I could \1."),
     (re.compile(r"^(?:And |Separately, )?please (.+?)[.?!]$", re.I), r"The plan was to \1."),
     (re.compile(r"^On top of that, I want to (.+?)[.?!]$", re.I), r"On top of that, I've been meaning to \1."),
-    (re.compile(r"^(.+?), please[.?!]$", re.I), r"The idea was to \1."),
-    (re.compile(r"^(?:Put|Use|Charge) (.+?)[.?!]$", re.I), r"The plan was to \1."),
+    (re.compile(r"^(.+?), please[.?!]$", re.I), lambda m: f"The idea was to {m[1][:1].lower()}{m[1][1:]}."),
+    # (the verb kept: "Put the difference on my gift card." -> "The plan was to put the difference ...")
+    (re.compile(r"^(Put|Use|Charge) (.+?)[.?!]$", re.I), lambda m: f"The plan was to {m[1].lower()} {m[2]}."),
     (re.compile(r"^(?:I'm|I am) looking for (.+?)[.?!]$", re.I), r"A friend of mine swears by \1."),
     (re.compile(r"^(?:Do you have|Can you find me) (.+?)[.?!]$", re.I), r"A friend of mine swears by \1."),
     (re.compile(r"^I need (.+?)[.?!]$", re.I), r"A friend of mine swears by \1."),
