@@ -159,6 +159,7 @@ def regenerate(
     max_cost: Optional[float] = MAX_COST,
     price: Optional[float] = PRICE,
     replay_only: bool = OFFLINE_REPLAY,
+    prompts_out: Optional[Path] = PROMPTS_OUT,
     as_json: bool = AS_JSON,
     quiet: bool = QUIET,
     artifacts: Path = ARTIFACTS,
@@ -169,7 +170,7 @@ def regenerate(
     """
     from miscue.flows.stages.regenerate import check_parent_models, plan_regeneration
 
-    models = models_or_fail(llm_config, max_cost, price, replay_only)
+    models = models_or_fail(llm_config, max_cost, price, replay_only, prompts_out)
     with exit_codes():  # fail fast, before Prefect starts
         plan = plan_regeneration(artifacts, fault_type_, benchmark, parent)
         check_parent_models(plan, models.resolve())
@@ -177,7 +178,7 @@ def regenerate(
     from miscue.flows.prefect_flows import regenerate_flow, run_flow
 
     with exit_codes(), run_lock(artifacts, command=f"miscue regenerate {fault_type_}"), \
-            progress(progress_mode(quiet, as_json)):
+            progress(progress_mode(quiet, as_json)), exported(models, artifacts):
         res = run_flow(regenerate_flow, err.print, fault_type=fault_type_, benchmark=benchmark, parent=parent,
                               artifacts=artifacts_arg(artifacts), models=models)
     res["seconds"] = round(time.perf_counter() - started, 1)

@@ -11,13 +11,14 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, OFFLINE_REPLAY, PRICE, READING, app, clip, err, exit_codes, fmt,
-                                  models_or_fail, out, print_json)
+from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, OFFLINE_REPLAY, PRICE, PROMPTS_OUT, READING, app, clip, err,
+                                  exit_codes, exported, fmt, models_or_fail, out, print_json)
 from miscue.flows.registry import adapter_for
 from miscue.flows.stages.evaluate import evaluate, load_set
 from miscue.flows.stages.verify import check_request, verify_sync
 from miscue import stoppable
-from miscue.llm import Gateway
+from miscue.flows.stages.benchmark import make_gateway
+from miscue.llm import Deferred, PromptsExported
 
 
 @app.command()
@@ -30,6 +31,7 @@ def verify(
     reading: bool = READING,
     llm_config: Optional[Path] = LLM_CONFIG,
     replay_only: bool = OFFLINE_REPLAY,
+    prompts_out: Optional[Path] = PROMPTS_OUT,
     as_json: bool = AS_JSON,
     artifacts: Path = ARTIFACTS,
 ) -> None:
@@ -38,10 +40,12 @@ def verify(
     with exit_codes():  # the benchmark, task, type and slot first: a typo answers in a second
         adapter = adapter_for(benchmark)
         check_request(adapter, task, text, fault_type_, slot)
-    models = models_or_fail(llm_config, replay_only=replay_only)
-    with exit_codes():
-        result = verify_sync(adapter, Gateway(models.resolve(), artifacts / "store"), task, text, fault_type_, slot,
-                             reading=reading)
+    models = models_or_fail(llm_config, replay_only=replay_only, prompts_out=prompts_out)
+    with exit_codes(), exported(models, artifacts):
+        try:
+            result = verify_sync(adapter, make_gateway(artifacts, models), task, text, fault_type_, slot, reading=reading)
+        except Deferred:
+            raise PromptsExported(1) from None
     if as_json:
         print_json(result.as_dict())
     else:
@@ -61,6 +65,7 @@ def eval_verifier(
     llm_config: Optional[Path] = LLM_CONFIG,
     price: Optional[float] = PRICE,
     replay_only: bool = OFFLINE_REPLAY,
+    prompts_out: Optional[Path] = PROMPTS_OUT,
     split: Optional[list[str]] = typer.Option(None, "--split", help="only these splits of the set (repeatable)"),
     reading: bool = READING,
     as_json: bool = AS_JSON,
@@ -68,14 +73,15 @@ def eval_verifier(
 ) -> None:
     """Measure the verifier (its two extractors, checks and admission) on a labelled set: precision,
     recall and F1 overall, per fault type, per benchmark and per split; verdict codes; agreement."""
-    models = models_or_fail(llm_config, price=price, replay_only=replay_only)
+    models = models_or_fail(llm_config, price=price, replay_only=replay_only, prompts_out=prompts_out)
     with exit_codes():
         items = load_set(labelled)
         if split:
             items = [i for i in items if i.split in split]
-    gateway = Gateway(models.resolve(), artifacts / "store")
-    with exit_codes(), Progress(TextColumn("verifying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                                console=err, disable=as_json or not err.is_terminal, transient=True) as bar:
+    gateway = make_gateway(artifacts, models)
+    bar = Progress(TextColumn("verifying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err,
+                   disable=as_json or not err.is_terminal, transient=True)
+    with exit_codes(), exported(models, artifacts), bar:
         task = bar.add_task("requests", total=len(items))
         evaluation = stoppable.run(evaluate(items, gateway, progress=lambda d, _n: bar.update(task, completed=d),
                                             reading=reading))

@@ -29,7 +29,7 @@ from miscue.flows.registry import adapter_for
 from miscue.flows.stages.verify import Verification, check_claim, task_intent, verify
 from miscue.errors import BadInput, MiscueError
 from miscue.host import Adapter
-from miscue.llm import Gateway
+from miscue.llm import Deferred, Gateway, PromptsExported
 from miscue.schema import Intent
 
 
@@ -203,21 +203,28 @@ def _outcome(item: LabelledRequest, v: Verification) -> Outcome:
 async def evaluate(items: list[LabelledRequest], gateway: Gateway, concurrency: int = 8,
                    progress: Callable[[int, int], None] | None = None, reading: bool = True) -> Evaluation:
     """Verify every labelled request (bounded concurrency; ``reading``: on the reading path) and
-    score the verdicts."""
+    score the verdicts. Under --prompts-out (the gateway has an outbox) every request goes as far as
+    the store answers, and :class:`~miscue.llm.PromptsExported` ends a round in which some wait."""
     adapters: dict[str, Adapter] = {}
     sem = asyncio.Semaphore(concurrency)
     done = 0
     result = Evaluation()
 
-    async def one(item: LabelledRequest) -> Outcome:
+    async def one(item: LabelledRequest) -> Outcome | None:
         nonlocal done
         adapter = adapters.get(item.benchmark) or adapters.setdefault(item.benchmark, adapter_for(item.benchmark))
         async with sem:
-            v = await verify(adapter, gateway, item.task_id, item.text, item.claimed_type, item.slot, reading=reading)
+            try:
+                v = await verify(adapter, gateway, item.task_id, item.text, item.claimed_type, item.slot, reading=reading)
+            except Deferred:  # --prompts-out: this request waits for a reply the store does not hold yet
+                return None
         done += 1
         if progress:
             progress(done, len(items))
         return _outcome(item, v)
 
-    result.outcomes = list(await asyncio.gather(*(one(i) for i in items)))
+    outcomes = list(await asyncio.gather(*(one(i) for i in items)))
+    if (waiting := sum(1 for o in outcomes if o is None)):
+        raise PromptsExported(waiting)
+    result.outcomes = outcomes  # type: ignore[assignment]
     return result

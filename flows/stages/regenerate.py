@@ -16,6 +16,7 @@ from miscue import corpus
 from miscue.config import GenerateConfig, ModelOptions, recorded_llm, role_models
 from miscue.errors import ConfigError, CorpusError, UnknownBenchmark
 from miscue.llm import Gateway, LLMConfig
+from miscue.llm.outbox import Outbox
 from miscue.taxonomy import fault_type
 
 
@@ -91,7 +92,11 @@ class SaltedGateway(Gateway):
 
 
 def salted_gateway(artifacts: Path, options: ModelOptions | None, salt: str) -> SaltedGateway:
-    return SaltedGateway((options or ModelOptions()).resolve(), Path(artifacts) / "store", salt)
+    options = options or ModelOptions()
+    gateway = SaltedGateway(options.resolve(), Path(artifacts) / "store", salt)
+    if options.prompts_out is not None:  # --prompts-out: what the store lacks waits in the outbox
+        gateway.outbox = Outbox(Path(artifacts) / "store" / "outbox")
+    return gateway
 
 
 def publish_regeneration(plan: RegenerationPlan, runs: list[BenchmarkRun], *, artifacts: Path,

@@ -151,3 +151,40 @@ def test_a_build_in_rounds_publishes_the_tables_of_a_live_build(tmp_path):
     assert ks == [(1,), (2,)] and rounds > 3
     assert hashes[0] == hashes[1]
     print(f"{rounds} rounds")
+
+
+def _answer_all(requests: Path, replies: Path) -> None:
+    lines = []
+    for raw in requests.read_text().splitlines():
+        req = json.loads(raw)
+        lines.append({"custom_id": req["custom_id"], "reply": answer(req["body"]["model"], req["body"]["messages"])})
+    replies.write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+
+def _in_rounds(args: list[str], art: Path, tmp_path: Path) -> tuple[int, object, int]:
+    """Run ``args`` with --prompts-out, answering and importing each round: (exit code, output, rounds)."""
+    requests, replies = tmp_path / "requests.jsonl", tmp_path / "replies.jsonl"
+    for rounds in range(1, 30):
+        res = runner.invoke(app, [*args, "--artifacts", str(art), "--prompts-out", str(requests)])
+        if res.exit_code != 5:
+            return res.exit_code, res.stdout, rounds
+        _answer_all(requests, replies)
+        assert runner.invoke(app, ["prompts", "import", str(replies), "--artifacts", str(art)]).exit_code == 0
+    raise AssertionError("no end in 30 rounds")
+
+
+def test_verify_and_eval_verifier_in_rounds_say_what_a_live_run_says(tmp_path):
+    labelled = tmp_path / "set.jsonl"
+    rows = (Path(__file__).resolve().parents[1] / "data" / "verifier_set.jsonl").read_text().splitlines()[:12]
+    labelled.write_text("\n".join(rows) + "\n")
+    args = ["eval-verifier", str(labelled), "--json"]
+    live = runner.invoke(app, [*args, "--artifacts", str(tmp_path / "live")])
+    assert live.exit_code == 0, live.output
+    code, report, rounds = _in_rounds(args, tmp_path / "rounds", tmp_path)
+    assert code == 0 and rounds >= 2 and json.loads(report) == json.loads(live.stdout)
+
+    one = json.loads(rows[0])
+    args = ["verify", one["text"], "-b", one["benchmark"], "--task", str(one["task_id"]), "--json"]
+    live = runner.invoke(app, [*args, "--artifacts", str(tmp_path / "live1")])
+    code, verdict, rounds = _in_rounds(args, tmp_path / "rounds1", tmp_path)
+    assert rounds >= 2 and code == live.exit_code and json.loads(verdict) == json.loads(live.stdout)
