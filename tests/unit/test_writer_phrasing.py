@@ -283,3 +283,15 @@ def test_a_request_recast_as_a_situation_keeps_its_verb():
 
     out = _situation("Put the difference on my gift card. Use my Visa ending 3194, please.")
     assert out == "The plan was to put the difference on my gift card. The idea was to use my Visa ending 3194."
+
+
+def test_a_sentence_that_opens_with_an_identifier_keeps_its_case():
+    """'Hi, anya_garcia_5901 here.' with its greeting dropped stays 'anya_garcia_5901 here.': a
+    capital would name another account."""
+    from miscue.offline.writer.composite import _situation
+    from miscue.offline.writer.voice import cap
+
+    assert _situation("Hi, anya_garcia_5901 here. I need to cancel reservation NQNU5R.") == \
+        "anya_garcia_5901 here. I've been meaning to cancel reservation NQNU5R."
+    assert cap("mei.davis6811@example.com is my email.") == "mei.davis6811@example.com is my email."
+    assert cap("please cancel it.") == "Please cancel it."

@@ -41,6 +41,11 @@ class Voice:
 
 
 def cap(text: str) -> str:
+    """The first letter upper-cased, unless the first word is an identifier ("anya_garcia_5901",
+    an email address): its case is part of it."""
+    first = text.split(" ", 1)[0]
+    if any(ch in first for ch in "_@"):
+        return text
     return text[:1].upper() + text[1:] if text else text
 
 
