@@ -1,7 +1,7 @@
 """Drill: kill and resume (DESIGN section 13). A single-fault run (`miscue generate`,
 tau2-airline, one fault type, attempts=2) talks over HTTP to a loopback model server that
-answers like the offline models. It is SIGKILLed at 6 points (after N exchanges reach the
-store), restarted each time, and finally compared with an uninterrupted run in another
+answers like the offline models. It is SIGKILLed at 3 points (after N exchanges reach the
+store: early, midway, late), restarted each time, and finally compared with an uninterrupted run in another
 artifacts directory: same cells/attempts/samples content hashes, same call set, and no request
 that had finished (was in the store at the kill) is ever sent again.
 """
@@ -13,7 +13,9 @@ import subprocess
 from support.drills import (SLICE, BENCH, FAULT, ModelServer, cli, kill_at_store_sizes, llm_config, popen,
                            repeated_requests, run, store_files, table_hash, write_config)
 
-KILL_AT = [4, 12, 20, 28, 36, 44]  # store entries present when the SIGKILL lands (~60 requests in all)
+# store entries present when the SIGKILL lands (~60 requests in all); `miscue build` is killed at
+# six points, its publish among them, in tests/drills/test_build.py
+KILL_AT = [4, 24, 44]
 
 
 def _args(artifacts, config):
@@ -21,7 +23,7 @@ def _args(artifacts, config):
                "--artifacts", str(artifacts), "--json")
 
 
-def test_sigkill_at_six_points_then_resume_matches_uninterrupted(tmp_path):
+def test_sigkill_at_three_points_then_resume_matches_uninterrupted(tmp_path):
     killed, ref = tmp_path / "killed", tmp_path / "ref"
     log = tmp_path / "runs.log"
     with ModelServer() as server:
@@ -57,7 +59,7 @@ def test_sigkill_at_six_points_then_resume_matches_uninterrupted(tmp_path):
     print(f"kill points (store entries at SIGKILL): {observed}; requests killed+resumed={len(resumed_requests)} "
           f"uninterrupted={ref_requests} (in-flight redone={extra}); "
           f"samples={table_hash(ref / 'runs' / BENCH / 'samples.parquet')[0]}")
-    assert len(set(observed)) >= 5
+    assert len(set(observed)) == len(KILL_AT)
 
 
 def test_sigkill_releases_the_run_lock(tmp_path):

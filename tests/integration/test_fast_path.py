@@ -16,7 +16,7 @@ import pytest
 
 from miscue.adapters.tau2.exec import compare_paths
 
-NODE_STRIDE = 8
+NODE_STRIDE = 16
 PER_NODE = 2
 
 
