@@ -4,8 +4,8 @@
 
 import signal
 
-from miscue.flows.cli import (audit, check_config, corpus, estimate, export, generate, graphs, prompts,  # noqa: F401
-                              serve, verify)  # (registers the commands)
+from miscue.flows.cli import (audit, batch, check_config, corpus, estimate, export, generate, graphs,  # noqa: F401
+                              prompts, serve, verify)  # (registers the commands)
 from miscue.flows.cli.app import app
 
 __all__ = ["app", "main"]

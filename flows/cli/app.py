@@ -61,7 +61,8 @@ OFFLINE_REPLAY = typer.Option(False, "--offline-replay",
 PROMPTS_OUT = typer.Option(
     None, "--prompts-out",
     help="call no model: write the requests the exchange store cannot answer to FILE (OpenAI batch JSONL) and stop "
-         "before publishing (exit 5); `miscue prompts import` puts the replies in the store, then run again")
+         "before publishing (exit 5); `miscue prompts import` (or `miscue batch submit` and `collect`) puts the replies in "
+         "the store, then run again")
 
 
 @app.callback()
@@ -103,7 +104,8 @@ def exported(models: ModelOptions, artifacts: Path) -> Iterator[None]:
         roles = ", ".join(f"{n} {role}" for role, n in summary["roles"].items())
         fail(f"--prompts-out: {summary['requests']} requests ({roles}, about {summary['batch_cost']:.4g} USD at batch "
              f"price) written to {summary['file']}; {exc.waiting} cells or draws wait for them; nothing published. Import "
-             "the replies (`miscue prompts import FILE`) and run again.", exc.exit_code)
+             "the replies (`miscue prompts import REPLIES`, or `miscue batch submit FILE` and `miscue batch collect`) and "
+             "run again.", exc.exit_code)
 
 
 def models_or_fail(llm_config: Path | None, max_cost: float | None = None, price: float | None = None,
