@@ -171,7 +171,7 @@ def collect_(
     with exit_codes(), _provider_errors(llm_config is not None):
         config = _config(llm_config)
         outbox, store, batches = _places(artifacts)
-        with batches.turn(), _bar("waiting for batches", as_json) as bar:
+        with _bar("waiting for batches", as_json) as bar:  # (collect takes its turn poll by poll)
             task = bar.add_task("", total=None)
 
             def polled(records: list[BatchRecord]) -> None:

@@ -379,22 +379,25 @@ def collect(batches: Batches, api: BatchAPI, config: LLMConfig | None, outbox: O
             on_poll: Callable[[list[BatchRecord]], None] | None = None,
             sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic) -> Collection:
     """Collect every finished open batch; with ``wait``, poll every ``poll_s`` seconds until none is
-    in flight or ``timeout_s`` is up (``timed_out``: the rest stay open, a later collect takes them)."""
+    in flight or ``timeout_s`` is up (``timed_out``: the rest stay open, a later collect takes them).
+    Each poll takes its turn (:meth:`Batches.turn`); the waits between polls hold nothing, so a
+    ``status`` or a ``submit`` meanwhile is not kept waiting for hours."""
     result = Collection()
     deadline = None if timeout_s is None else clock() + timeout_s
     while True:
-        records = refresh(batches, api, config)
-        result.polls += 1
-        if on_poll is not None:
-            on_poll(records)
-        result.pending = []
-        for record in records:
-            if record.closed == "released":
-                result.released.append(record)
-            elif record.batch_id is not None and record.status in WITH_OUTPUT:
-                result.collected.append(collect_one(record, batches, api, config, outbox, store))
-            else:
-                result.pending.append(record)
+        with batches.turn():
+            records = refresh(batches, api, config)
+            result.polls += 1
+            if on_poll is not None:
+                on_poll(records)
+            result.pending = []
+            for record in records:
+                if record.closed == "released":
+                    result.released.append(record)
+                elif record.batch_id is not None and record.status in WITH_OUTPUT:
+                    result.collected.append(collect_one(record, batches, api, config, outbox, store))
+                else:
+                    result.pending.append(record)
         in_flight = [r for r in result.pending if r.batch_id is not None]
         if not wait or not in_flight:
             return result
