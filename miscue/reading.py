@@ -29,7 +29,7 @@ import json
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, Literal
 
@@ -111,6 +111,10 @@ class FormRequirement(BaseModel):
     # the host's value behind each of ``values`` (same order), for executing a reading; empty
     # when the form was made from spoken values only
     legal: tuple[Any, ...] = ()
+    # the rest of the true request fixes it: dropping it alone leaves the answer as it is (the
+    # only black 4K camera is waterproof), so a reading that finds it not said departs in nothing
+    # (host data, by execution; not shown to readers)
+    implied: bool = False
 
     def legal_value(self, said: str) -> Any:
         """The host value a reading's value names (KeyError: not one of this requirement's)."""
@@ -132,6 +136,9 @@ class ReadingForm:
     requirements: tuple[FormRequirement, ...]
     operation: str  # the task's operation
     operations: tuple[str, ...]  # every operation the words could point at, the task's among them
+    # the true outcome's details that are not requirements, as (what, its value as said): a detail
+    # the text adds that agrees with one is no extra (the card a refund goes to, the order)
+    settled: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         for r in self.requirements:
@@ -170,6 +177,12 @@ class ReadingForm:
                                         says=tuple(f for f in truth.heard if f != truth.spoken), ids=said_by))
         return cls(tuple(reqs), operation, tuple(dict.fromkeys([operation, *others])))
 
+    def with_host_facts(self, settled: Sequence[tuple[str, str]], implied: set[str]) -> ReadingForm:
+        """The form with the true outcome's settled details and the requirements the rest of the
+        request implies (what executing the truth says; see :attr:`settled`, :attr:`FormRequirement.implied`)."""
+        reqs = tuple(r.model_copy(update={"implied": r.slot in implied}) for r in self.requirements)
+        return replace(self, requirements=reqs, settled=tuple((what, value) for what, value in settled))
+
     def requirement(self, slot: str) -> FormRequirement:
         return next(r for r in self.requirements if r.slot == slot)
 
@@ -177,12 +190,13 @@ class ReadingForm:
     def from_dict(cls, data: dict[str, Any]) -> ReadingForm:
         """The form :meth:`as_dict` wrote (what a prompt carries: no host values)."""
         return cls(tuple(FormRequirement.model_validate(r) for r in data["requirements"]), data["operation"],
-                   tuple(data["operations"]))
+                   tuple(data["operations"]), tuple((what, value) for what, value in data.get("settled", ())))
 
     def as_dict(self) -> dict[str, Any]:
-        return {"requirements": [r.model_dump(mode="json", exclude={"legal"}) for r in self.requirements],
+        return {"requirements": [r.model_dump(mode="json", exclude={"legal", "implied"}) for r in self.requirements],
                 "operation": self.operation,
-                "operations": list(self.operations)}
+                "operations": list(self.operations),
+                **({"settled": [list(s) for s in self.settled]} if self.settled else {})}
 
     def model(self) -> type[BaseModel]:
         """The pydantic model of a reply: one field per requirement, each with its own enums;
@@ -306,10 +320,16 @@ def check(reading: Reading, form: ReadingForm, text: str) -> list[Verdict]:
 
 
 def _said(req: FormRequirement, text: str) -> str | None:
-    """The true value's own surface form (or another way customers say it) standing in ``text``."""
+    """The true value's own surface form, or a host id that names it, standing in ``text`` (not
+    the other ways customers say it: a colour that picks out the only waterproof camera says
+    "waterproof" only to a reader who knows the catalogue)."""
     t = f" {normalise(text)} "
     by_id = (i for i, named in req.ids if named == req.truth)
-    return next((s for s in (req.truth, *req.says, *by_id) if normalise(s) and f" {normalise(s)} " in t), None)
+    return next((s for s in (req.truth, *by_id) if normalise(s) and f" {normalise(s)} " in t), None)
+
+
+#: the taxonomy's contextual irrelevance: an off-topic passage of at least this many words
+MIN_OFF_TOPIC_WORDS = 25
 
 
 @dataclass(frozen=True)
@@ -330,12 +350,13 @@ def departures(reading: Reading, form: ReadingForm) -> list[Departure]:
     """Everything the reading departs from "every requirement stated, the task's operation, an
     ask, no extras, no off-topic passage" in, requirements first in the form's order."""
     out = [Departure(CLASS_OF_STATUS[r.status], q.slot) for q in form.requirements
-           if (r := reading.requirements.get(q.slot)) is not None and r.status in CLASS_OF_STATUS]
+           if (r := reading.requirements.get(q.slot)) is not None and r.status in CLASS_OF_STATUS
+           and not (r.status == "not_said" and q.implied)]
     if reading.operation != form.operation:
         out.append(Departure(ExtractionClass.mismatch))
     if reading.extras:
         out.append(Departure(ExtractionClass.extras))
-    if reading.off_topic:
+    if len(reading.off_topic.split()) >= MIN_OFF_TOPIC_WORDS:  # a shorter aside buries nothing
         out.append(Departure(ExtractionClass.noise))
     if not reading.asks:
         out.append(Departure(ExtractionClass.oblique))

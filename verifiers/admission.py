@@ -242,14 +242,13 @@ def admit_reading(adapter: Adapter, root: Intent, truth: GroundTruth, form: Read
         ok = all(r.truth is not None and not r.truth.empty and r.truth.hash != truth.hash for r in readings)
         return Admission(None if ok else _reject("presupposition_without_consequence"), readings)
     if found.cls in (ExtractionClass.withheld, ExtractionClass.marked):
-        if others:
-            readings = [as_value(c, "candidate") for c in others]
-        elif len(root.conditions) < 2:  # nothing else is asked: every legal value it leaves open is a reading
+        readings = [as_value(c, "candidate") for c in others]
+        if len(root.conditions) >= 2:  # and the requirement dropped (DESIGN 6, step 6)
+            readings.append(_run(adapter, "slot_dropped", root.without(slot), "reading"))
+        elif not others:  # nothing else is asked: every legal value it leaves open is a reading
             readings = [as_value(v, "value_left_open") for v in req.values if v != req.truth]
             if not readings:
                 return Admission(_reject("nothing_retained", "the requirement has no other legal value"))
-        else:
-            readings = [_run(adapter, "slot_dropped", root.without(slot), "reading")]
         ok = any(r.truth is not None and not r.truth.empty and r.truth.hash != truth.hash for r in readings)
         return Admission(None if ok else _reject("withhold_did_not_widen"), readings)
     if found.cls == ExtractionClass.ambiguous:

@@ -213,7 +213,7 @@ def load_replies(role: str, current: dict[str, dict[str, Any]], data: Path, file
         elif now["prompt_sha"] != row["prompt_sha"]:
             why = (f"card {row.get('card_version')} -> {now['card_version']}" if row.get("card_version") != now["card_version"]
                    else f"same card {now['card_version']}, prompt {row['prompt_sha']} -> {now['prompt_sha']}")
-            out.stale.append(f"{row['cell_id']} {now['fault_type']} {key[1]}: stale ({why})")
+            out.stale.append(f"{row['cell_id']} {now.get('fault_type', '')} {key[1]}: stale ({why})")
         else:
             out.by_sha[row["prompt_sha"]] = row["text"]
     return out
@@ -335,3 +335,28 @@ def baseline_record(rows: list[Attempt]) -> dict[str, Any]:
     counts = per_type(rows)
     return {"admitted": sum(a for a, _ in counts.values()), "cells": len(rows),
             "per_type": {t: a for t, (a, _) in counts.items()}}
+
+
+# -- the verifier on labelled requests with stand-in readers (issue 39) ----------------------------
+
+
+def labelled_replies(rows: list[dict[str, Any]], data: Path, files: dict[str, str]) -> dict[str, Replies]:
+    """The committed reading replies (per extractor role, ``files``) for the labelled requests
+    ``rows``, checked against today's reading prompts of those requests."""
+    current = {(p["id"], "read"): p for p in request_prompts(rows)}
+    return {role: load_replies(role, current, data, files) for role in files}
+
+
+def evaluate_with(items: list[Any], standins: dict[str, Replies] | None, store: Path,
+                  concurrency: int = 4) -> tuple[Any, Counter[str]]:
+    """``miscue eval-verifier`` on ``items`` (:class:`~miscue.flows.stages.evaluate.LabelledRequest`)
+    with ``standins`` answering as extractors A and B (None: the offline readers), and how many
+    prompts each stand-in had no reply for."""
+    import asyncio
+
+    from miscue.flows.stages.evaluate import evaluate
+
+    real = offline_gateway(store)
+    gateway = StandInGateway(real, standins) if standins is not None else real
+    result = asyncio.run(evaluate(items, gateway, concurrency=concurrency))  # type: ignore[arg-type]
+    return result, gateway.missing if isinstance(gateway, StandInGateway) else Counter()

@@ -148,10 +148,47 @@ class Planner:
         executing a reading), the task's operation and the mismatched ones the words could point at."""
         if intent.intent_id not in self._forms:
             phrases = {r.slot: r.phrase for r in self.requirements(intent, options=True)}
-            self._forms[intent.intent_id] = ReadingForm.of_domains(
+            form = ReadingForm.of_domains(
                 self.adapter.grounder(intent).domains, phrases, self.adapter.request_phrase(intent),
                 [m.phrase for m in self.adapter.mismatches(intent)], self.adapter.value_ids(intent))
+            asked = {r.slot for r in form.requirements}
+            self._forms[intent.intent_id] = form.with_host_facts(self.settled(intent, asked), self.implied(intent, asked))
         return self._forms[intent.intent_id]
+
+    def implied(self, intent: Intent, asked: set[str]) -> set[str]:
+        """The requirements the rest of the true request fixes: dropping one alone leaves the
+        answer as it is (DESIGN 6, step 6: a requirement left unsaid is a fault only when the
+        answer widens), so a text that does not say it departs in nothing."""
+        try:
+            truth = self.adapter.ground_truth(intent)
+        except NotExecutable:
+            return set()
+        out = set()
+        for slot in sorted(asked):
+            try:
+                if self.adapter.ground_truth(intent.without(slot)).hash == truth.hash:
+                    out.add(slot)
+            except NotExecutable:
+                continue
+        return out
+
+    def settled(self, intent: Intent, asked: set[str]) -> list[tuple[str, str]]:
+        """The true outcome's other details, as customers say them: what every way of reaching the
+        truth gives a slot no requirement asks about (the order a return is on, the card a refund
+        goes to, the new item's other options). A detail the text adds that agrees with one of them
+        changes nothing, so a reader told them does not count it as an extra."""
+        try:
+            witnesses = self.adapter.witnesses(intent, self.adapter.ground_truth(intent))
+        except NotExecutable:
+            return []
+        if not witnesses:
+            return []
+        out = []
+        for slot, value in witnesses[0].items():
+            if slot in asked or any(slot not in w or canonical_json(w[slot]) != canonical_json(value) for w in witnesses[1:]):
+                continue
+            out.append((self.adapter.slot_phrase(intent, slot), self.spoken(intent, slot, value)))
+        return out
 
     @staticmethod
     def _part(p: Member, d: SlotDomain | None = None, plain: bool = False) -> Option:

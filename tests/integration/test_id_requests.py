@@ -22,10 +22,9 @@ from miscue.flows.stages.verify import verify_sync
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "id_requests"
 REQUESTS = dryrun.read_jsonl(DATA / "requests.jsonl")
-#: the one request the committed replies do not carry, judged in the README: reader A named the
-#: other operation ("modify pending order #W4689314") as an extra, reader B as the operation; code
-#: derives extras from A's reading and refuses the disagreement with the plan
-MISREAD = {"i-03": "agree:flaw_mismatch"}
+#: requests the committed replies do not carry, with their verdict (none since the replies of
+#: 2026-12-06: the README there keeps the earlier misreading of i-03)
+MISREAD: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
@@ -64,9 +63,9 @@ def test_a_request_naming_ids_is_read_and_admitted_as_its_fault(gateway, row):
 
 
 #: the offline readers (the key-free baseline) read an id as the value it names when their words say
-#: nothing for the requirement; a list of items named part by part (i-02, i-04) and a flight pair
-#: (i-07) they leave to the models
-OFFLINE_ADMITS = {"i-01", "i-03", "i-05", "i-06", "i-08"}
+#: nothing for the requirement; a list of items named part by part (i-04) and a flight pair (i-07)
+#: they leave to the models (i-02: the item list they miss is one the rest of the request implies)
+OFFLINE_ADMITS = {"i-01", "i-02", "i-03", "i-05", "i-06", "i-08"}
 
 
 def test_the_offline_readers_read_ids_too(tmp_path):

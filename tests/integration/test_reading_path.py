@@ -121,3 +121,59 @@ def test_verify_runs_the_reading_path(retail, tmp_path, text, claim, admitted, f
     v = verify_sync(retail, offline_gateway(tmp_path), "7", text, claimed_type, slot, reading=True)
     assert (v.admitted, v.fault_type, v.as_dict()["verdict"]["code"]) == (admitted, fault, code), v.as_dict()["verdict"]
     assert v.found["a"]["reading"] is not None and "blind" not in str(v.found)
+
+
+def test_the_form_lists_the_true_outcomes_settled_details(retail):
+    """Retail task 5 (return the water bottle): the order and the refund card are no requirement
+    (there is one way to do them), so the form tells readers them as settled -- "refund it to my
+    PayPal" then agrees with the truth instead of reading as an extra -- and the prompt says them."""
+    from miscue.flows.stages.verify import task_intent
+    from miscue.planning import Planner
+    from miscue.reading import ReadingForm
+
+    intent, _ = task_intent(retail, "5")
+    form = Planner(retail).reading_form(intent)
+    assert [r.slot for r in form.requirements] == ["return.items"]
+    assert sorted(value for _, value in form.settled) == ["my PayPal account", "order #W6390527"]
+    assert ReadingForm.from_dict(form.as_dict()).settled == form.settled
+    inp = writing.ExtractionInput(context="", request=form.operation, requirements=[], text="Return the water bottle.")
+    prompt = writing.render_read(inp, form)[0][1]["content"]
+    assert all(f'= "{value}"' in prompt.split("The customer's message")[0] for _, value in form.settled)
+
+
+def test_the_form_marks_the_requirements_the_rest_of_the_request_implies(retail):
+    """Retail task 78 (a makeup kit changed, with an address and a cancel): dropping the kit size alone leaves the
+    answer as it is (the rest of the request fixes it), dropping the skin tone changes it; so a
+    text that never says the kit size departs in nothing there, and one that never says the tone does."""
+    from miscue.flows.stages.verify import task_intent
+    from miscue.planning import Planner
+
+    intent, _ = task_intent(retail, "78")
+    form = Planner(retail).reading_form(intent)
+    implied = {r.slot: r.implied for r in form.requirements}
+    assert implied["modify_items.item1.kit size"] and not implied["modify_items.item1.skin tone"]
+    truth = retail.ground_truth(intent)
+    for slot, fixed in implied.items():
+        assert (retail.ground_truth(intent.without(slot)).hash == truth.hash) == fixed, slot
+
+
+def test_a_vague_value_whose_candidates_do_not_execute_widens_by_the_slot_dropped(airline):
+    """Airline task 11, "put all of us in a cheaper cabin" (from business): the other candidate,
+    economy, executes to nothing, and dropping the cabin widens the answer (DESIGN 6, step 6: the
+    slot dropped), so the vague cabin is admitted."""
+    from miscue.flows.stages.verify import task_intent
+    from miscue.planning import Planner
+    from miscue.verifiers.admission import admit_reading
+
+    intent, _ = task_intent(airline, "11")
+    form = Planner(airline).reading_form(intent)
+    plain = {r.slot: {"status": "stated", "value": r.truth, "candidates": [], "quote": ""} for r in form.requirements}
+    plain["change_flights.cabin"] = {"status": "vague", "value": "(no value)", "candidates": ["basic economy", "economy"],
+                                     "quote": "a cheaper cabin"}
+    reading = form.parse({"requirements": plain, "operation": form.operation, "asks": True, "extras": [], "off_topic": ""})
+    found = single_class(reading, form)
+    assert found == Departure(fault_type("vagueness_subjectivity").extraction, "change_flights.cabin")
+    admission = admit_reading(airline, intent, airline.ground_truth(intent), form, reading, found)
+    assert admission.verdict is None, admission.verdict
+    assert [r.name for r in admission.readings] == ["candidate", "slot_dropped"]
+    assert admission.readings[0].truth.empty and not admission.readings[1].truth.empty

@@ -12,7 +12,8 @@ FORM = ReadingForm(
         FormRequirement(slot="switch", phrase="the new switch type", truth="clicky", values=("clicky", "linear", "tactile"),
                         says=("blue switches",)),
         FormRequirement(slot="payment", phrase="the payment method", truth="gift card ending 4171",
-                        values=("gift card ending 4171", "credit card ending 7901"), says=("gift_card_4171",)),
+                        values=("gift card ending 4171", "credit card ending 7901"),
+                        ids=(("gift_card_4171", "gift card ending 4171"),)),
     ),
     operation="exchange", operations=("exchange", "return", "cancel", "modify"))
 

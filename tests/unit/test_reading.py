@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from miscue.reading import (NO_VALUE, FormRequirement, Reading, ReadingError, ReadingForm, check, find_quote, normalise,
-                            single_class)
+from miscue.reading import (MIN_OFF_TOPIC_WORDS, NO_VALUE, Departure, FormRequirement, Reading, ReadingError, ReadingForm,
+                            check, departures, find_quote, normalise, single_class)
 
 from support.reading_forms import FORM, TEXT, reply
 from miscue.schema import Verdict
@@ -92,6 +92,10 @@ def test_not_said_is_contradicted_by_the_values_own_surface_form_or_id():
     assert [v.code for v in check(gone, FORM, by_id)] == ["read:not_said_contradicted"]
     omitted = TEXT.replace(", and put the difference on my gift card ending 4171", "")
     assert check(gone, FORM, omitted) == []
+    # another way customers say it is the readers' to weigh, not a contradiction: a colour that
+    # picks out the only clicky keyboard says "clicky" only to a reader who knows the catalogue
+    blue = TEXT.replace("clicky switches", "blue switches")
+    assert check(said, FORM, blue) == []
 
 
 def test_a_status_at_odds_with_its_value_is_inconsistent():
@@ -135,3 +139,25 @@ def test_the_reading_form_renders_the_tasks_values_and_its_version_follows_the_s
     assert version.endswith(form.schema_hash())
     wider = ReadingForm.of(reqs, "book a flight", ["cancel a reservation", "change flights"])
     assert writing.render_read(inp, wider)[1] != version  # another schema is another request
+
+
+def test_an_aside_shorter_than_the_taxonomys_passage_is_no_departure():
+    """Contextual irrelevance is an off-topic passage of 25 words or more: a three-word aside
+    buries nothing, so it is no fault (and no second fault beside another)."""
+    aside = FORM.parse(reply(off_topic="Ugh, long week."))
+    assert departures(aside, FORM) == [] and single_class(aside, FORM) is None
+    passage = " ".join(["word"] * MIN_OFF_TOPIC_WORDS)
+    assert departures(FORM.parse(reply(off_topic=passage)), FORM) == [Departure(ExtractionClass.noise)]
+
+
+def test_a_requirement_the_rest_of_the_request_implies_is_no_departure_when_not_said():
+    """A requirement whose drop leaves the answer as it is (host data, by execution: the form's
+    ``implied``) departs in nothing when a reading finds it not said; any other status still
+    departs, and the same reading on a form without the fact is withheld."""
+    unsaid = reply(requirements={"switch": {"status": "not_said", "value": NO_VALUE, "quote": ""}})
+    implied = FORM.with_host_facts([], {"switch"})
+    assert departures(implied.parse(unsaid), implied) == []
+    assert departures(FORM.parse(unsaid), FORM) == [Departure(ExtractionClass.withheld, "switch")]
+    other = reply(requirements={"switch": {"status": "stated_other", "value": "linear", "quote": "clicky switches"}})
+    assert departures(implied.parse(other), implied) == [Departure(ExtractionClass.substituted, "switch")]
+    assert "implied" not in str(implied.as_dict()), "readers are not told"

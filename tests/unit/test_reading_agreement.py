@@ -80,7 +80,8 @@ def _composite(*components):
 
 
 SUB_AND_NOISE = _composite(("factual_error", "switch"), ("contextual_irrelevance", None))
-OFF_TOPIC = "Our cat knocked the old keyboard off the desk twice this week"
+OFF_TOPIC = ("Our cat knocked the old keyboard off the desk twice this week, and the second time it landed in the "
+             "water bowl, so the whole kitchen smelled of wet plastic until Sunday")
 
 
 @pytest.mark.parametrize("changes, code", [
