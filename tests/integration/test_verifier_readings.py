@@ -1,0 +1,71 @@
+"""The model path measured on the hand-labelled verifier set (issue 39, item 4).
+
+Every held-back request of ``tests/data/verifier_set.jsonl`` (and a sample of the tune part) was
+read by two stand-in readers, each given only the exact rendered reading prompt
+(``tests/data/verifier_readings/README.md`` says how the replies were made; the held-back prompts
+were answered once, after the reading form was final). Their replies answer as extractors A and
+B; every other step -- the checks on each reading, the derived class, agreement, admission by
+executing the reading in the real tau2 and WebShop environments -- is the pipeline's own
+(``miscue eval-verifier``'s evaluation). ``scripts/verifier_readings.py run`` prints the same
+figures beside the offline baseline, with every miss.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from miscue.flows.stages import dryrun
+from miscue.flows.stages.evaluate import load_set
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+READINGS = DATA / "verifier_readings"
+FILES = {"extractor_a": "replies_read_a.jsonl", "extractor_b": "replies_read_b.jsonl"}
+ROWS = dryrun.read_jsonl(DATA / "verifier_set.jsonl")
+
+
+def _answered(role: str) -> set[str]:
+    return {r["cell_id"] for r in dryrun.read_jsonl(READINGS / FILES[role])}
+
+
+@pytest.fixture(scope="module")
+def heldout(tmp_path_factory):
+    """The held-back part judged with the stand-in readers, and with the offline readers."""
+    ids = {r["id"] for r in ROWS if r["split"] == "heldout"}
+    replies = dryrun.labelled_replies([r for r in ROWS if r["id"] in ids], READINGS, FILES)
+    stale = [s for r in replies.values() for s in r.stale if s.split()[0] in ids]
+    assert not stale, "stale replies: the reading prompts changed since they were answered\n" + "\n".join(stale[:10])
+    items = [i for i in load_set(DATA / "verifier_set.jsonl") if i.id in ids]
+    model, missing = dryrun.evaluate_with(items, replies, tmp_path_factory.mktemp("standin"))
+    assert missing == {}, f"prompts without a reply: {dict(missing)}"
+    offline, _ = dryrun.evaluate_with(items, None, tmp_path_factory.mktemp("offline"))
+    return model.report(), offline.report()
+
+
+def test_both_readers_answered_every_heldout_request():
+    heldout = {r["id"] for r in ROWS if r["split"] == "heldout"}
+    assert heldout <= _answered("extractor_a") and heldout <= _answered("extractor_b")
+    assert _answered("extractor_a") == _answered("extractor_b")
+
+
+def test_the_model_path_keeps_precision_and_reads_more_than_the_rules(heldout):
+    """What holds: precision >= 0.95 on the held-back part, and more of its faults admitted than the
+    offline readers admit, at no lower precision."""
+    model, offline = (r["by_split"]["heldout"] for r in heldout)
+    assert model["n"] == offline["n"] == sum(1 for r in ROWS if r["split"] == "heldout")
+    assert model["precision"] >= 0.95, model
+    assert model["recall"] > offline["recall"] and model["precision"] >= offline["precision"], (model, offline)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 39's acceptance is not met yet: held-back recall 0.758 (< 0.85); "
+                                       "irrelevant_information, lexical, referential and syntactic ambiguity under 0.70 "
+                                       "(tests/data/verifier_readings/README.md groups every miss by cause)")
+def test_the_model_path_meets_the_acceptance_on_the_heldout_part(heldout):
+    """Issue 39: recall >= 0.85 on the held-back part; every fault type with five or more
+    held-back admits at recall >= 0.70."""
+    model, _ = heldout
+    assert model["by_split"]["heldout"]["recall"] >= 0.85, model["by_split"]["heldout"]
+    weak = {t: s["recall"] for t, s in model["per_type_by_split"]["heldout"].items()
+            if s["admit_labels"] >= 5 and s["recall"] < 0.70}
+    assert weak == {}, weak
