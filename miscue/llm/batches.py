@@ -45,7 +45,7 @@ from miscue.canonical import canonical_json
 from miscue.errors import BadInput
 from miscue.llm.batch_api import ENDPOINT, FINAL, WITH_OUTPUT, BatchAPI, BatchProviderError, unbatchable
 from miscue.llm.config import SECRET_PARAMS, TRANSPORT_PARAMS, LLMConfig, split_model
-from miscue.llm.outbox import Outbox, import_replies, read_lines
+from miscue.llm.outbox import Outbox, import_replies, json_lines, read_lines
 from miscue.llm.store import ExchangeStore
 
 #: a provider's limits on one batch (OpenAI: 50,000 requests, 200 MB), with room to spare
@@ -175,19 +175,8 @@ class Plan:
 def read_batch_file(path: Path) -> list[dict[str, Any]]:
     """The lines of a ``--prompts-out`` file, each checked for the batch shape (BadInput naming the
     file and line otherwise); a repeated ``custom_id`` counts once."""
-    try:
-        raw = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{path}: cannot read it ({exc})") from None
     lines: dict[str, dict[str, Any]] = {}
-    for n, text in enumerate(raw.splitlines(), start=1):
-        if not text.strip():
-            continue
-        try:
-            line = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise BadInput(f"{path}:{n}: not a JSON line ({exc.msg}); `miscue batch submit` takes the JSONL file "
-                           "--prompts-out wrote") from None
+    for n, line in json_lines(path, "`miscue batch submit` takes the JSONL file --prompts-out wrote"):
         body = line.get("body") if isinstance(line, dict) else None
         if not (isinstance(line, dict) and isinstance(line.get("custom_id"), str) and line.get("method") == "POST"
                 and line.get("url") == ENDPOINT and isinstance(body, dict) and isinstance(body.get("model"), str)

@@ -108,10 +108,11 @@ def _reply(line: dict[str, Any]) -> tuple[str | None, dict[str, Any], str | None
     return None, {}, "no reply text (expected 'response' as in a batch output, or 'reply')"
 
 
-def read_lines(path: Path) -> list[dict[str, Any]]:
-    """A JSONL file's objects; :class:`BadInput` naming the file and line otherwise."""
+def json_lines(path: Path, hint: str) -> list[tuple[int, Any]]:
+    """Each non-blank line of a JSONL file parsed, with its number; :class:`BadInput` naming the
+    file and line (and ``hint``: what the file should be) otherwise."""
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise BadInput(f"{path}: cannot read it ({exc})") from None
     out = []
@@ -119,9 +120,16 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
         if not text.strip():
             continue
         try:
-            line = json.loads(text)
+            out.append((n, json.loads(text)))
         except json.JSONDecodeError as exc:
-            raise BadInput(f"{path}:{n}: not a JSON line ({exc.msg}); a replies file is JSONL") from None
+            raise BadInput(f"{path}:{n}: not a JSON line ({exc.msg}); {hint}") from None
+    return out
+
+
+def read_lines(path: Path) -> list[dict[str, Any]]:
+    """A replies file's objects, each with a ``custom_id``; :class:`BadInput` naming the file and line otherwise."""
+    out = []
+    for n, line in json_lines(path, "a replies file is JSONL"):
         if not isinstance(line, dict) or not isinstance(line.get("custom_id"), str):
             raise BadInput(f"{path}:{n}: every line needs a 'custom_id' (the request's store key)")
         out.append(line)
