@@ -15,6 +15,7 @@ from miscue.flows.cli.progress import progress, progress_mode
 from miscue.flows.registry import ADAPTERS
 from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types, make_gateway
 from miscue.config import GenerateConfig
+from miscue.llm import PromptsExported
 
 
 def _table(s: dict[str, Any]) -> Table:
@@ -59,10 +60,14 @@ def generate(
     from miscue.flows.stages.build import generate as generate_pass  # writes Parquet: imported when generating
 
     gateway = make_gateway(artifacts, models)
-    results = []
+    results, waiting = [], 0
     for bench in names:
-        with exit_codes(), progress(progress_mode(quiet, as_json)), exported(models, artifacts):
-            summary = generate_pass(bench, artifacts, gen, gateway, lock_wait=wait, tasks=(tasks or {}).get(bench))
+        with exit_codes(), progress(progress_mode(quiet, as_json)):
+            try:
+                summary = generate_pass(bench, artifacts, gen, gateway, lock_wait=wait, tasks=(tasks or {}).get(bench))
+            except PromptsExported as exc:  # --prompts-out: every benchmark's requests go out in the same round
+                waiting += exc.waiting
+                continue
         summary["spent"] = round(gateway.spent, 6)
         results.append(summary)
         if not as_json:
@@ -72,5 +77,8 @@ def generate(
             out.print(f"ledger: {summary['directory']}; spent {summary['spent']} USD")
         if not quiet:
             err.print(f"done: {bench}")
+    if waiting:
+        with exit_codes(), exported(models, artifacts):
+            raise PromptsExported(waiting)
     if as_json:
         print_json(results[0] if len(results) == 1 else {"benchmarks": results})

@@ -152,10 +152,10 @@ def stage_write_verify(run: BenchmarkRun, gen: GenerateConfig, gateway: Gateway)
     result.summary = {"benchmark": run.benchmark, **single_fault_summary(result.cells, result.attempts, result.calls)}
     run.result = result
     run.seconds["write_verify"] = round(time.perf_counter() - t, 2)
-    return _waiting(run)
+    return waiting_round(run)
 
 
-def _waiting(run: BenchmarkRun) -> BenchmarkRun:
+def waiting_round(run: BenchmarkRun) -> BenchmarkRun:
     """A --prompts-out round whose cells or draws wait for replies stops cleanly: nothing of it is
     published (the replies go into the store, and the next round goes on from there)."""
     if run.result is not None and run.result.waiting and run.stopped is None:
@@ -178,7 +178,7 @@ def stage_composite(run: BenchmarkRun, config: CompositeConfig, gateway: Gateway
     run.result.summary["composite"] = comp.summary.get("composite", {})
     run.composite_ks = list(config.ks)
     run.seconds["composite"] = round(time.perf_counter() - t, 2)
-    return _waiting(run)
+    return waiting_round(run)
 
 
 def make_gateway(artifacts: Path, options: ModelOptions | None = None) -> Gateway:

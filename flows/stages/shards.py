@@ -37,7 +37,7 @@ from typing import Any
 
 from miscue.flows.registry import adapter_for
 from miscue.flows.stages.attempt import RunResult
-from miscue.flows.stages.benchmark import BenchmarkRun, make_gateway, stage_graphs, stage_load, stage_plan
+from miscue.flows.stages.benchmark import BenchmarkRun, make_gateway, stage_graphs, stage_load, stage_plan, waiting_round
 from miscue.flows.stages.composite import run_composites
 from miscue.flows.stages.single import SingleFaultStage
 from miscue import stoppable
@@ -195,12 +195,13 @@ def merge_write_verify(run: BenchmarkRun, parts: list[ShardResult]) -> Benchmark
         cells=sorted((c for p in parts for c in p.result.cells), key=lambda c: position[c.graph_id]),  # type: ignore[union-attr]
         attempts=sorted((a for p in parts for a in p.result.attempts), key=lambda a: position[a.graph_id]),  # type: ignore[union-attr]
         samples=sorted((s for p in parts for s in p.result.samples), key=lambda s: s.sample_id),  # type: ignore[union-attr]
-        calls=[c for p in parts for c in p.result.calls])  # type: ignore[union-attr]
+        calls=[c for p in parts for c in p.result.calls],  # type: ignore[union-attr]
+        waiting=sum(p.result.waiting for p in parts))  # type: ignore[union-attr]
     result.graphs = run.graphs
     result.summary = {"benchmark": run.benchmark, **single_fault_summary(result.cells, result.attempts, result.calls)}
     run.result = result
     run.seconds["write_verify"] = round(sum(p.seconds for p in parts), 2)
-    return run
+    return waiting_round(run)
 
 
 def merge_composite(run: BenchmarkRun, config: CompositeConfig, parts: list[ShardResult]) -> BenchmarkRun:
@@ -218,7 +219,7 @@ def merge_composite(run: BenchmarkRun, config: CompositeConfig, parts: list[Shar
     run.result.summary["composite"] = summary
     run.composite_ks = list(config.ks)
     run.seconds["composite"] = round(sum(p.seconds for p in parts), 2)
-    return run
+    return waiting_round(run)
 
 
 @contextlib.contextmanager
