@@ -11,6 +11,7 @@ from support import prefect_home  # noqa: F401  (first: PREFECT_HOME before pref
 
 import json
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ from typer.testing import CliRunner
 from miscue.flows.cli import app
 from miscue import corpus
 from miscue.reports import audit
+from support.rounds import in_rounds
 from support.prefect_server import BIN, ROOT, PrefectServer, http, stop, wait
 
 runner = CliRunner()
@@ -168,6 +170,24 @@ def test_regenerate_one_fault_type_carries_every_other_row_over(runs):
     assert orphans == 0
     # the offline models are deterministic: the regenerated factual_error samples say the same things
     assert rows("samples", "v0002", "true") == rows("samples", "v0003", "true")
+
+
+def test_a_regeneration_in_rounds_publishes_the_child_of_a_live_one(runs, tmp_path):
+    """``miscue regenerate --prompts-out`` through the Prefect flow: each round waits (exit 5,
+    nothing published), its requests answered and imported; the last round publishes the child
+    version a live regeneration of the same parent publishes (every table's content hash)."""
+    live, rounds = tmp_path / "live", tmp_path / "rounds"
+    for copy in (live, rounds):
+        shutil.copytree(runs["artifacts"], copy)
+    args = ["regenerate", "-t", "vagueness_subjectivity", "-b", "tau2-airline", "--quiet"]
+    child = _cli(*args, "--artifacts", str(live))["version"]
+    exported: list[int] = []
+    code, out, n = in_rounds([*args, "--json"], rounds, tmp_path, exported)
+    assert code == 0 and json.loads(out)["version"] == child and n >= 3, out
+    assert all(exported), exported
+    hashes = [{t: m["content_hash"] for t, m in corpus.manifest(root, child)["tables"].items()} for root in (live, rounds)]
+    assert hashes[0] == hashes[1]
+    print(f"{n} rounds, requests per round {exported}")
 
 
 def test_audit_flow_canned_report(runs):

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from miscue.flows.cli import app
 from miscue.offline.provider import answer
+from support.rounds import in_rounds
 
 runner = CliRunner()
 TASKS = ["tau2-airline:2,5,7,8,9,11"]
@@ -123,26 +124,6 @@ def test_a_build_in_rounds_publishes_the_tables_of_a_live_build(tmp_path):
     print(f"{rounds} rounds")
 
 
-def _answer_all(requests: Path, replies: Path) -> None:
-    lines = []
-    for raw in requests.read_text().splitlines():
-        req = json.loads(raw)
-        lines.append({"custom_id": req["custom_id"], "reply": answer(req["body"]["model"], req["body"]["messages"])})
-    replies.write_text("".join(json.dumps(x) + "\n" for x in lines))
-
-
-def _in_rounds(args: list[str], art: Path, tmp_path: Path) -> tuple[int, object, int]:
-    """Run ``args`` with --prompts-out, answering and importing each round: (exit code, output, rounds)."""
-    requests, replies = tmp_path / "requests.jsonl", tmp_path / "replies.jsonl"
-    for rounds in range(1, 30):
-        res = runner.invoke(app, [*args, "--artifacts", str(art), "--prompts-out", str(requests)])
-        if res.exit_code != 5:
-            return res.exit_code, res.stdout, rounds
-        _answer_all(requests, replies)
-        assert runner.invoke(app, ["prompts", "import", str(replies), "--artifacts", str(art)]).exit_code == 0
-    raise AssertionError("no end in 30 rounds")
-
-
 def test_verify_and_eval_verifier_in_rounds_say_what_a_live_run_says(tmp_path):
     labelled = tmp_path / "set.jsonl"
     rows = (Path(__file__).resolve().parents[1] / "data" / "verifier_set.jsonl").read_text().splitlines()[:12]
@@ -150,11 +131,35 @@ def test_verify_and_eval_verifier_in_rounds_say_what_a_live_run_says(tmp_path):
     args = ["eval-verifier", str(labelled), "--json"]
     live = runner.invoke(app, [*args, "--artifacts", str(tmp_path / "live")])
     assert live.exit_code == 0, live.output
-    code, report, rounds = _in_rounds(args, tmp_path / "rounds", tmp_path)
+    code, report, rounds = in_rounds(args, tmp_path / "rounds", tmp_path)
     assert code == 0 and rounds >= 2 and json.loads(report) == json.loads(live.stdout)
 
     one = json.loads(rows[0])
     args = ["verify", one["text"], "-b", one["benchmark"], "--task", str(one["task_id"]), "--json"]
     live = runner.invoke(app, [*args, "--artifacts", str(tmp_path / "live1")])
-    code, verdict, rounds = _in_rounds(args, tmp_path / "rounds1", tmp_path)
+    code, verdict, rounds = in_rounds(args, tmp_path / "rounds1", tmp_path)
     assert rounds >= 2 and code == live.exit_code and json.loads(verdict) == json.loads(live.stdout)
+
+
+def test_generate_over_two_benchmarks_exports_both_in_each_round(tmp_path):
+    """One round asks for what every benchmark lacks (not one benchmark per round), and the
+    rounds end with the ledgers and summary of a live run."""
+    args = ["generate", "-b", "tau2-airline", "-b", "tau2-retail", "--task", "tau2-airline:2,5,7", "--task", "tau2-retail:0,7",
+            "-t", "factual_error", "--attempts", "1", "--quiet", "--json"]
+    live = runner.invoke(app, [*args, "--artifacts", str(tmp_path / "live")])
+    assert live.exit_code == 0, live.output
+    exported: list[int] = []
+    code, report, rounds = in_rounds(args, tmp_path / "rounds", tmp_path, exported)
+    assert code == 0, report
+    mine, theirs = json.loads(report)["benchmarks"], json.loads(live.stdout)["benchmarks"]
+    assert exported[0] == sum(b["cells"] for b in theirs), "round 1 carries every benchmark's writer requests"
+    for a, b in zip(mine, theirs, strict=True):
+        for run_own in ("seconds", "directory", "model_calls", "tokens", "store_hits", "spent"):  # this round's, not the corpus's
+            a.pop(run_own), b.pop(run_own)
+        assert a == b
+    for bench in ("tau2-airline", "tau2-retail"):
+        tables = [duckdb.connect().execute(f"select * from '{root}/runs/{bench}/attempts.parquet' "
+                                           "order by cell_id, attempt").fetchall()
+                  for root in (tmp_path / "live", tmp_path / "rounds")]
+        assert tables[0] == tables[1] and tables[0]
+    print(f"{rounds} rounds, requests per round {exported}")
