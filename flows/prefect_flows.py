@@ -255,24 +255,24 @@ def build_flow(benchmarks: Optional[list[str]] = None, fault_types: Optional[lis
                artifacts: str = "artifacts", skip_unchanged: bool = False,
                composite_ks: Optional[list[int]] = None, models: Optional[ModelOptions] = None,
                workers: Optional[int] = None, dask_address: Optional[str] = None,
-               tasks: Optional[dict[str, list[str]]] = None, reading: bool = True) -> dict[str, Any]:
+               tasks: Optional[dict[str, list[str]]] = None) -> dict[str, Any]:
     """All configured benchmarks: load -> graphs -> plan -> write/verify -> publish -> report.
     ``models``: the model configuration's path and the run's limits (default: offline models).
     ``workers`` / ``dask_address``: the stages run as shards on a local Dask cluster of that many
     worker processes / on the existing cluster at that scheduler address. ``tasks``: a benchmark's
-    task slice (a small build of those tasks alone). ``reading``: verify on the reading path."""
+    task slice (a small build of those tasks alone)."""
     with run_lock(Path(artifacts), command="miscue build"):  # one run per artifacts directory
         return _build(benchmarks, fault_types, attempts, artifacts, skip_unchanged, composite_ks, models,
-                      workers, dask_address, tasks, reading)
+                      workers, dask_address, tasks)
 
 
 def _build(benchmarks: Optional[list[str]], fault_types: Optional[list[str]], attempts: int, artifacts: str,
            skip_unchanged: bool, composite_ks: Optional[list[int]], models: Optional[ModelOptions],
            workers: Optional[int] = None, dask_address: Optional[str] = None,
-           tasks: Optional[dict[str, list[str]]] = None, reading: bool = True) -> dict[str, Any]:
+           tasks: Optional[dict[str, list[str]]] = None) -> dict[str, Any]:
     names = stages.check_benchmarks(benchmarks)
-    gen = GenerateConfig(attempts=attempts, fault_types=stages.check_fault_types(fault_types), reading=reading)
-    comp = CompositeConfig(ks=composite_ks, reading=reading) if composite_ks else None
+    gen = GenerateConfig(attempts=attempts, fault_types=stages.check_fault_types(fault_types))
+    comp = CompositeConfig(ks=composite_ks) if composite_ks else None
     gateway = stages.make_gateway(Path(artifacts), models)
     if workers or dask_address:
         with shards.run_control(artifacts) as control, (local_cluster() if not dask_address else nullcontext()):

@@ -1,21 +1,15 @@
-"""What the writer and the extractors are given, and what the extractors must answer.
+"""What the writer and the extractors are given (what the extractors answer is a reading:
+:mod:`miscue.reading`).
 
 These are the contracts between the planner, the prompt cards, the models (real or the
 embedded offline ones) and the verifiers. A brief carries everything in the domain's words
 (slot phrases and spoken values from the adapter); it never carries ground truth, the base
-frame's hidden identifiers, graph children or the extraction forms.
+frame's hidden identifiers, graph children or the reading form.
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, ConfigDict, Field
-
-from miscue.taxonomy import EXTRACTION_CLASSES
-
-FLAWS = EXTRACTION_CLASSES  # the forms' names for the extraction classes
-Flaw = Literal[(*EXTRACTION_CLASSES, "none")]  # type: ignore[valid-type]
 
 
 class Option(BaseModel):
@@ -87,7 +81,7 @@ class Requirement(BaseModel):
     ordered: bool = False
     says: list[str] = Field(default_factory=list)  # other ways customers say the true value
     parts: list[Option] = Field(default_factory=list)  # a list value's parts (items, flights, passengers)
-    options: list[Option] = Field(default_factory=list)  # the other legal values (extraction forms only)
+    options: list[Option] = Field(default_factory=list)  # the other legal values (the extractors' view only)
     role: Role = Field(default_factory=Role)  # what it is, for voicing it
 
 
@@ -132,26 +126,3 @@ class ExtractionInput(BaseModel):
     request: str
     requirements: list[Requirement]
     text: str
-
-
-class BlindExtraction(BaseModel):
-    """Blind form: which flaw class the text carries (or none), and on which requirement."""
-
-    flaw: Flaw
-    requirement: str | None = None  # slot id, or None for whole-message flaws and extras
-
-
-class TargetedExtraction(BaseModel):
-    """Targeted form for the class the blind form found: what admission needs."""
-
-    flaw: Flaw
-    requirement: str | None = None
-    stated_value: str | None = None  # substituted: the wrong value as stated
-    clause: str | None = None  # presupposed: the false premise, quoted
-    fallback: str | None = None  # presupposed: what the user settles for
-    surface: str | None = None  # marked / ambiguous: the words standing for the requirement
-    second_reading: str | None = None  # ambiguous: the other sense (a value), None = attaches elsewhere
-    detail: str | None = None  # extras: the added detail, quoted
-    operation: str | None = None  # mismatch: the operation asked for, quoted
-    span: str | None = None  # noise: the off-topic passage, quoted
-    request_stated: bool | None = None  # oblique: does the text state a request at all?

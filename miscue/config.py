@@ -70,9 +70,6 @@ class GenerateConfig(BaseModel):
     # the customer says who they are in the request, the way the host's users identify themselves
     # to its agent (name and zip or email on retail, user id on airline); hosts without one ignore it
     identity: bool = True
-    # the reading path (DESIGN section 6: one reading form per extractor, code checks it and
-    # executes it); False: the earlier blind and targeted forms read through the rule grounder
-    reading: bool = True
 
     @field_validator("fault_types")
     @classmethod
@@ -102,9 +99,6 @@ class CompositeConfig(BaseModel):
     cap_after: int = Field(12, ge=1)
     fault_types: list[str] = Field(default_factory=lambda: list(FAULT_TYPES))
     max_concurrent: int = Field(16, ge=1)
-    # the reading path (one reading form per extractor for all k components); False: the
-    # multi-flaw blind form and a targeted form per component
-    reading: bool = True
 
     @field_validator("ks")
     @classmethod

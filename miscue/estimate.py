@@ -3,11 +3,9 @@ single-fault cells (:func:`estimate`) and the composites (:func:`estimate_compos
 
 ``estimate(adapter, graphs, config, gateway)`` walks the plan: every planned cell (graph root x
 applicable fault type) and each of its attempts, weighted by the probability that the attempt
-happens at all (earlier attempts not admitted, ``ATTEMPT_ADMIT_RATE`` per attempt). Per attempt
-it prices the writer call and the extractor calls the attempt loop makes: on the reading path (the
-default) one reading form per extractor, B's when A's reading matches the plan (``READ_B_RATE``);
-on the forms path the blind and targeted forms of extractor A, and B's when A matches the plan
-(``B_RATE``).
+happens at all (earlier attempts not admitted, ``READ_ATTEMPT_ADMIT_RATE`` per attempt). Per
+attempt it prices the writer call and the extractor calls the attempt loop makes: one reading form
+per extractor, B's when A's reading matches the plan (``READ_B_RATE``).
 
 - Prompt tokens come from the rendered prompts, counted with the offline token count
   (:func:`miscue.llm.count_tokens`): exact for the writer; for the extractors exact when the
@@ -25,8 +23,7 @@ on the forms path the blind and targeted forms of extractor A, and B's when A ma
 - Cost uses :meth:`miscue.llm.Gateway.price` (configured ``prices``, else litellm's cost map).
 
 The estimate is an expectation, not a bound; the rates are the embedded offline models' observed
-rates (forms path, tau2 domains: about 1.05 attempts per planned cell, 4.9 calls per attempt;
-reading path, all three hosts: 0.85 of attempts admitted, about 2.9 calls per attempt).
+rates (all three hosts: 0.85 of attempts admitted, about 2.9 calls per attempt).
 """
 
 from __future__ import annotations
@@ -36,27 +33,19 @@ from collections import defaultdict
 from typing import Any
 
 from miscue import writing
-from miscue.briefs import FLAWS, ExtractionInput
+from miscue.briefs import ExtractionInput
 from miscue.llm import ROLES, Gateway, StoreCorrupt, count_tokens
 from miscue.planning import PlanError, Planner
 from miscue.reading import ReadingForm
 
-ATTEMPT_ADMIT_RATE = 0.9  # probability that one attempt is admitted
-A_TARGETED_RATE = 1.0  # extractor A's blind answer names a flaw, so its targeted form follows
-B_RATE = 0.93  # extractor A matched the plan, so extractor B runs (blind + targeted)
-# Composite attempts (per k), from an offline build of all three hosts with --composite 2,3,4:
-# attempt admit rate, the share of attempts where extractor B runs (A found every component),
-# and the share of planned components A finds (each found one gets a targeted call).
-COMPOSITE_ATTEMPT_ADMIT_RATE = {2: 0.6, 3: 0.47, 4: 0.32}
-COMPOSITE_B_RATE = {2: 0.7, 3: 0.52, 4: 0.45}
-COMPOSITE_FOUND_RATE = 0.85
-# The same on the reading path (one reading form per extractor for all k components; B asked when
-# A's reading derives every planned component and nothing else), from an offline run of all three
-# hosts with k = 2, 3, 4 (817 attempts, 2.84 calls per attempt; the forms path made 5.0).
+# Composite attempts (per k): the attempt admit rate and the share of attempts where extractor B
+# runs (one reading form per extractor for all k components; B asked when A's reading derives
+# every planned component and nothing else), from an offline run of all three hosts with
+# k = 2, 3, 4 (817 attempts, 2.84 calls per attempt).
 COMPOSITE_READ_ADMIT_RATE = {2: 0.49, 3: 0.3, 4: 0.19}
 COMPOSITE_READ_B_RATE = {2: 0.52, 3: 0.34, 4: 0.22}
 PRIOR_COMPLETION_TOKENS = {"writer": 200, "extractor_a": 45, "extractor_b": 50}
-# The reading path, from offline single-fault runs of retail tasks 0-9, the whole airline host and the
+# Single faults, from offline runs of retail tasks 0-9, the whole airline host and the
 # whole WebShop host (2,427 attempts): 2,051 admitted, B asked after 2,271 of them.
 READ_ATTEMPT_ADMIT_RATE = 0.85
 READ_B_RATE = 0.93
@@ -90,32 +79,9 @@ def _stored_text(gateway: Gateway, key: str) -> str | None:
     return record.text if record is not None and record.ok else None
 
 
-def _stored_extractions(gateway: Gateway, tally: "_Tally", inp: ExtractionInput, ended_known: bool) -> None:
-    """The extractor requests of an attempt whose writer request is stored: each role's blind
-    form and, when its stored answer names a flaw, the targeted form of that flaw. What the
-    store holds is free. What it lacks was not needed when the cell's outcome is known (the
-    same text took the same path); otherwise (a run that stopped) it is still to come."""
-    blind, blind_version = writing.render_blind(inp)
-    for role, rate in (("extractor_a", 1.0), ("extractor_b", B_RATE)):
-        blind_text = _stored_text(gateway, gateway.key(role, blind, blind_version))
-        if blind_text is None:
-            if not ended_known:
-                tally.add(role, blind, rate, False)
-                tally.add(role, writing.render_targeted(inp, FLAWS[0])[0], rate * A_TARGETED_RATE, False)
-            continue
-        tally.add(role, blind, 1.0, True)
-        parsed = writing.parse_blind(blind_text)
-        if parsed is None or parsed.flaw == "none":
-            continue
-        targeted, targeted_version = writing.render_targeted(inp, parsed.flaw)
-        stored = _stored_text(gateway, gateway.key(role, targeted, targeted_version)) is not None
-        if stored or not ended_known:
-            tally.add(role, targeted, 1.0, stored)
-
-
 def _readings(gateway: Gateway, tally: "_Tally", inp: ExtractionInput, form: ReadingForm, weight: float,
               replayed: bool, ended_known: bool) -> None:
-    """The reading-path extractor requests of one attempt: each role's reading form (B's when A
+    """The extractor requests of one attempt: each role's reading form (B's when A
     matched the plan). After a stored writer request (``replayed``) what the store holds is free
     and what it lacks was not needed when the cell's outcome is known; else they are to come."""
     messages, version = writing.render_read(inp, form)
@@ -189,8 +155,7 @@ def estimate(adapter: Any, graphs: list[Any], config: Any, gateway: Gateway, pla
     outcomes = outcomes or {}
     planner = planner or Planner(adapter)
     tally = _Tally(gateway)
-    reading = getattr(config, "reading", False)
-    admit_rate = READ_ATTEMPT_ADMIT_RATE if reading else ATTEMPT_ADMIT_RATE
+    admit_rate = READ_ATTEMPT_ADMIT_RATE
     cells = planned = 0
     expected_attempts = 0.0
     stand_in = " ".join(["word"] * int(round(tally.completion["writer"])))
@@ -222,32 +187,19 @@ def estimate(adapter: Any, graphs: list[Any], config: Any, gateway: Gateway, pla
                 tally.add("writer", messages, weight, text is not None)
                 inp = ExtractionInput(context=brief.context, request=brief.request,
                                       requirements=brief.requirements, text=(text or stand_in).strip())
-                if reading:
-                    inp = inp.model_copy(update={"requirements": plan.extraction})
-                    _readings(gateway, tally, inp, planner.reading_form(graph.root.intent), weight, text is not None,
-                              cell.cell_id in outcomes)
-                    replayed = replayed or text is not None
-                    if text is None:
-                        weight *= 1 - admit_rate
-                    continue
-                if text is not None:
-                    replayed = True  # this attempt ran before
-                    _stored_extractions(gateway, tally, inp, cell.cell_id in outcomes)
-                    continue
-                blind, blind_version = writing.render_blind(inp)
-                for role, rate in (("extractor_a", 1.0), ("extractor_b", B_RATE)):
-                    tally.add(role, blind, weight * rate, False)
-                    targeted, _ = writing.render_targeted(inp, FLAWS[0])
-                    tally.add(role, targeted, weight * rate * A_TARGETED_RATE, False)
-                weight *= 1 - admit_rate
+                inp = inp.model_copy(update={"requirements": plan.extraction})
+                _readings(gateway, tally, inp, planner.reading_form(graph.root.intent), weight, text is not None,
+                          cell.cell_id in outcomes)
+                replayed = replayed or text is not None
+                if text is None:
+                    weight *= 1 - admit_rate
     return {
         "benchmark": getattr(adapter, "benchmark", None),
         "graphs": len(graphs), "cells": cells, "planned_cells": planned,
         "expected_attempts": round(expected_attempts, 1),
         **tally.totals(),
         "models": {role: gateway.config.role(role).model for role in ROLES},
-        "assumptions": {"path": "reading" if reading else "forms", "attempt_admit_rate": admit_rate,
-                        **({"b_rate": READ_B_RATE} if reading else {"a_targeted_rate": A_TARGETED_RATE, "b_rate": B_RATE}),
+        "assumptions": {"path": "reading", "attempt_admit_rate": admit_rate, "b_rate": READ_B_RATE,
                         "completion_tokens": {r: round(v, 1) for r, v in tally.completion.items()}},
     }
 
@@ -260,8 +212,7 @@ def estimate_composite(adapter: Any, graphs: list[Any], config: Any, gateway: Ga
     Which draws a composite run makes depends on the samples it admits (coverage control), so
     this is a model, not a walk: per k, every graph's first draw is planned as the run's first
     wave plans it and its prompts are rendered (writer, second pass when the draw needs one, then
-    on the reading path one reading form per extractor, else the multi-flaw blind form and the k
-    component forms); the run is expected to make
+    one reading form per extractor); the run is expected to make
     ``per_k / P(draw admitted)`` draws (capped by ``max_draws`` and the graphs' draw limits),
     each with the sampled mean calls and tokens. The share of sampled writer requests already in
     the store is taken as the share of the run the store answers.
@@ -272,16 +223,13 @@ def estimate_composite(adapter: Any, graphs: list[Any], config: Any, gateway: Ga
     tally = _Tally(gateway)
     stand_in = " ".join(["word"] * int(round(tally.completion["writer"])))
     per_k: dict[int, dict[str, Any]] = {}
-    reading = getattr(config, "reading", False)
-    admit_rates, b_rates = (COMPOSITE_READ_ADMIT_RATE, COMPOSITE_READ_B_RATE) if reading else \
-        (COMPOSITE_ATTEMPT_ADMIT_RATE, COMPOSITE_B_RATE)
+    admit_rates, b_rates = COMPOSITE_READ_ADMIT_RATE, COMPOSITE_READ_B_RATE
     for k in config.ks:
         p = admit_rates[k]
         attempts_per_draw = sum((1 - p) ** i for i in range(config.attempts))
         p_draw = 1 - (1 - p) ** config.attempts
         sampled = stored = 0
-        tokens: dict[str, list[float]] = {"writer": [], "transform": [], "multi": [], "component": [], "read": [],
-                                          "read_reply": []}
+        tokens: dict[str, list[float]] = {"writer": [], "transform": [], "read": [], "read_reply": []}
         two_pass = 0
         for graph in graphs:
             draw = composer.draw(graph, k, 0, list(config.fault_types))
@@ -303,15 +251,10 @@ def estimate_composite(adapter: Any, graphs: list[Any], config: Any, gateway: Ga
             base = plan.briefs[0]
             inp = ExtractionInput(context=base.context, request=base.request, requirements=base.requirements,
                                   text=(text or stand_in).strip())
-            if reading:
-                form = composer.planner.reading_form(graph.root.intent)
-                read_inp = inp.model_copy(update={"requirements": plan.components[0].extraction or base.requirements})
-                tokens["read"].append(count_tokens(writing.render_read(read_inp, form)[0]))
-                tokens["read_reply"].append(plain_reading_tokens(form))
-                continue
-            tokens["multi"].append(count_tokens(writing.render_multi(inp)[0]))
-            for ap in plan.components:
-                tokens["component"].append(count_tokens(writing.render_component(inp, FLAWS[0])[0]))
+            form = composer.planner.reading_form(graph.root.intent)
+            read_inp = inp.model_copy(update={"requirements": plan.components[0].extraction or base.requirements})
+            tokens["read"].append(count_tokens(writing.render_read(read_inp, form)[0]))
+            tokens["read_reply"].append(plain_reading_tokens(form))
         if not sampled:
             per_k[k] = {"drawable_graphs": 0, "expected_draws": 0.0}
             continue
@@ -322,14 +265,9 @@ def estimate_composite(adapter: Any, graphs: list[Any], config: Any, gateway: Ga
         for in_store, weight in ((False, attempts * (1 - share_stored)), (True, attempts * share_stored)):
             tally.add_tokens("writer", mean["writer"], weight, in_store)
             tally.add_tokens("writer", mean["transform"], weight * two_pass / sampled, in_store)
-            for role, rate in (("extractor_a", 1.0), ("extractor_b", b_rates[k])):
-                if reading:  # one reading form for all k components
-                    tally.add_tokens(role, mean["read"], weight * rate, in_store,
-                                     completion=tally.observed.get(role, mean["read_reply"]))
-                    continue
-                found = COMPOSITE_FOUND_RATE if role == "extractor_a" else 1.0  # B runs when A found all
-                tally.add_tokens(role, mean["multi"], weight * rate, in_store)
-                tally.add_tokens(role, mean["component"], weight * rate * k * found, in_store)
+            for role, rate in (("extractor_a", 1.0), ("extractor_b", b_rates[k])):  # one reading form for all k
+                tally.add_tokens(role, mean["read"], weight * rate, in_store,
+                                 completion=tally.observed.get(role, mean["read_reply"]))
         per_k[k] = {"drawable_graphs": sampled, "expected_draws": round(draws, 1),
                     "expected_attempts": round(attempts, 1), "two_pass_share": round(two_pass / sampled, 3),
                     "stored_share": round(share_stored, 3)}
@@ -337,10 +275,9 @@ def estimate_composite(adapter: Any, graphs: list[Any], config: Any, gateway: Ga
         "benchmark": getattr(adapter, "benchmark", None), "ks": list(config.ks), "per_k": per_k,
         "expected_attempts": round(sum(v.get("expected_attempts", 0.0) for v in per_k.values()), 1),
         **tally.totals(),
-        "assumptions": {"path": "reading" if reading else "forms",
+        "assumptions": {"path": "reading",
                         "attempt_admit_rate": {k: admit_rates[k] for k in config.ks},
                         "b_rate": {k: b_rates[k] for k in config.ks},
-                        **({} if reading else {"found_rate": COMPOSITE_FOUND_RATE}),
                         "completion_tokens": {r: round(v, 1) for r, v in tally.completion.items()}},
     }
 

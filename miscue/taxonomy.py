@@ -93,8 +93,6 @@ FAULT_TYPES: dict[str, FaultType] = {t.id: t for t in _TYPES}
 FAMILIES: dict[Family, list[FaultType]] = {f: [t for t in _TYPES if t.family == f] for f in Family}
 
 # Derived sets: every other module takes these from here, never as a copied list of names.
-#: the extraction classes, as the forms name them ("none" is the blind form's eighth answer)
-EXTRACTION_CLASSES: tuple[str, ...] = tuple(c.value for c in ExtractionClass)
 #: the whole-message types (they frame everything else; a composite applies them last)
 WHOLE_MESSAGE_TYPES: frozenset[str] = frozenset(t.id for t in _TYPES if t.target == Target.whole_message)
 #: target kinds that are one requirement of the intent (a slot id), for any type

@@ -1,12 +1,10 @@
-"""Prompt cards and extraction forms (DESIGN section 6): rendering, versions, reply parsing.
+"""Prompt cards and the reading form (DESIGN section 6): rendering, versions, reply parsing.
 
 The writer's prompt is the frame ``prompts/writer.j2`` (generic rules, the true intent in the
 domain's words, the brief as JSON between ``<brief>`` and ``</brief>``) with one fault card
-``prompts/cards/<fault_type>.j2`` included. The extractors' prompts are the blind form
-``prompts/extract_blind.j2`` and the targeted form ``prompts/extract_targeted.j2`` (rendered for
-the class the blind answer found, never for the planned one); both embed the
-:class:`ExtractionInput` as JSON between ``<input>`` and ``</input>``, the targeted form also
-``<form>CLASS</form>``. Nothing here names a host.
+``prompts/cards/<fault_type>.j2`` included. Each extractor's one prompt is the reading form
+``prompts/read.j2``: the :class:`ExtractionInput` and the task's :class:`ReadingForm` as JSON
+between ``<input>`` and ``</input>``. Nothing here names a host.
 
 A version is the sha256 (16 hex digits) of the exact template sources a prompt was rendered
 from: editing a card or a form changes the version of every prompt that uses it, and with it
@@ -22,8 +20,8 @@ from typing import Any
 
 import jinja2
 
-from miscue.briefs import FLAWS, ExtractionInput, WriterBrief
-from miscue.model_replies import parse_blind, parse_multi, parse_targeted, parse_writer
+from miscue.briefs import ExtractionInput, WriterBrief
+from miscue.model_replies import parse_writer
 from miscue.reading import NO_VALUE, ReadingForm
 from miscue import resources, taxonomy
 from miscue.errors import MissingResource
@@ -32,11 +30,8 @@ from miscue.writer_view import sentences, shared_value, word_budget, writer_view
 
 PROMPTS_DIR = resources.prompts_dir()
 FRAME = "writer.j2"
-BLIND_FORM = "extract_blind.j2"
-TARGETED_FORM = "extract_targeted.j2"
 COMPOSITE_CARD = "composite.j2"
 TRANSFORM_CARD = "transform.j2"
-MULTI_FORM = "extract_multi.j2"
 READ_FORM = "read.j2"
 
 Messages = list[dict[str, Any]]
@@ -75,7 +70,7 @@ class PromptSet:
 
     def check(self) -> None:
         """Every template a run renders is there (:class:`MissingResource` names the first that is not)."""
-        for name in (FRAME, BLIND_FORM, TARGETED_FORM, COMPOSITE_CARD, TRANSFORM_CARD, MULTI_FORM, READ_FORM,
+        for name in (FRAME, COMPOSITE_CARD, TRANSFORM_CARD, READ_FORM,
                      *(card_path(t) for t in FAULT_TYPES)):
             self.source(name)
 
@@ -91,8 +86,7 @@ class PromptSet:
 
     def versions(self) -> dict[str, str]:
         out = {ft: self.card_version(ft) for ft in FAULT_TYPES}
-        out["extract_blind"] = self.version(BLIND_FORM)
-        out["extract_targeted"] = self.version(TARGETED_FORM)
+        out["read"] = self.version(READ_FORM)
         return out
 
     # -- rendering --------------------------------------------------------------------------
@@ -120,10 +114,6 @@ class PromptSet:
                                   brief_json=brief.model_dump_json())
         return messages, self.card_version(brief.fault_type)
 
-    def render_blind(self, inp: ExtractionInput) -> tuple[Messages, str]:
-        messages = self._two_part(BLIND_FORM, inp=inp, input_json=inp.model_dump_json())
-        return messages, self.version(BLIND_FORM)
-
     def render_read(self, inp: ExtractionInput, form: ReadingForm) -> tuple[Messages, str]:
         """The reading form for ``inp``'s text and its version: the template's and the task's
         reply schema's (so a change to either is a new request)."""
@@ -132,24 +122,12 @@ class PromptSet:
                                   input_json=json.dumps(machine, ensure_ascii=False, sort_keys=True))
         return messages, f"{self.version(READ_FORM)}+{form.schema_hash()}"
 
-    def render_targeted(self, inp: ExtractionInput, flaw: str) -> tuple[Messages, str]:
-        if flaw not in FLAWS:
-            raise ValueError(f"no targeted form for {flaw!r}; forms exist for {list(FLAWS)}")
-        messages = self._two_part(TARGETED_FORM, inp=inp, flaw=flaw, input_json=inp.model_dump_json())
-        return messages, self.version(TARGETED_FORM)
-
     # -- composites (DESIGN section 7) -------------------------------------------------------
     def composite_version(self, fault_types: list[str]) -> str:
         return self.version(COMPOSITE_CARD, *[card_path(t) for t in sorted(set(fault_types))])
 
     def transform_version(self, fault_types: list[str]) -> str:
         return self.version(TRANSFORM_CARD, *[card_path(t) for t in sorted(set(fault_types))])
-
-    def multi_version(self) -> str:
-        return self.version(MULTI_FORM)
-
-    def component_form_version(self) -> str:
-        return self.version(TARGETED_FORM, MULTI_FORM)
 
     @staticmethod
     def _components(briefs: list[WriterBrief]) -> list[dict[str, Any]]:
@@ -198,22 +176,8 @@ class PromptSet:
                                   context=base.context, attempt=base.attempt, transform_json=payload)
         return messages, self.transform_version([b.fault_type for b in briefs])
 
-    def render_multi(self, inp: ExtractionInput) -> tuple[Messages, str]:
-        """The multi-flaw blind form: every flaw the text carries, without the plan."""
-        return self._two_part(MULTI_FORM, inp=inp, input_json=inp.model_dump_json()), self.multi_version()
-
-    def render_component(self, inp: ExtractionInput, flaw: str) -> tuple[Messages, str]:
-        """The targeted form for one flaw found in a composite text: ``extract_targeted.j2`` plus
-        the multi form's scope note (answer only about this kind)."""
-        messages, _ = self.render_targeted(inp, flaw)
-        note = self.env.get_template(MULTI_FORM).render(part="scope", inp=inp, input_json="").strip()
-        messages[-1] = {**messages[-1], "content": messages[-1]["content"] + "\n\n" + note}
-        return messages, self.component_form_version()
-
     def composite_versions(self) -> dict[str, str]:
-        out = {"composite": self.version(COMPOSITE_CARD), "transform": self.version(TRANSFORM_CARD),
-               "extract_multi": self.multi_version(), "extract_component": self.component_form_version()}
-        return out
+        return {"composite": self.version(COMPOSITE_CARD), "transform": self.version(TRANSFORM_CARD)}
 
 
 _DEFAULT: PromptSet | None = None
@@ -231,23 +195,13 @@ def render_writer(brief: WriterBrief) -> tuple[Messages, str]:
     return prompts().render_writer(brief)
 
 
-def render_blind(inp: ExtractionInput) -> tuple[Messages, str]:
-    """The blind extraction form's messages and its version."""
-    return prompts().render_blind(inp)
-
-
 def render_read(inp: ExtractionInput, form: ReadingForm) -> tuple[Messages, str]:
     """The reading form's messages for ``inp``'s text and its version (template + reply schema)."""
     return prompts().render_read(inp, form)
 
 
-def render_targeted(inp: ExtractionInput, flaw: str) -> tuple[Messages, str]:
-    """The targeted form for ``flaw`` (the class the blind answer found) and its version."""
-    return prompts().render_targeted(inp, flaw)
-
-
 def card_versions() -> dict[str, str]:
-    """Versions of every card (keyed by fault type) and of both extraction forms."""
+    """Versions of every card (keyed by fault type) and of the reading form's template (``read``)."""
     return prompts().versions()
 
 
@@ -275,23 +229,12 @@ def render_transform(text: str, briefs: list[WriterBrief], keep: list[str]) -> t
     return prompts().render_transform(text, briefs, keep)
 
 
-def render_multi(inp: ExtractionInput) -> tuple[Messages, str]:
-    """The multi-flaw blind form's messages and its version."""
-    return prompts().render_multi(inp)
-
-
-def render_component(inp: ExtractionInput, flaw: str) -> tuple[Messages, str]:
-    """The targeted form for one flaw of a composite text and its version."""
-    return prompts().render_component(inp, flaw)
-
-
 def composite_versions() -> dict[str, str]:
-    """Versions of the composite card, the transformation card and the composite forms."""
+    """Versions of the composite card and the transformation card."""
     return prompts().composite_versions()
 
 
 # -- replies ---------------------------------------------------------------------------------
 # tolerant, typed reading of the models' replies: :mod:`miscue.model_replies`
-__all__ = ["parse_blind", "parse_targeted", "parse_multi", "parse_writer", "PromptSet", "prompts", "render_writer",
-           "render_blind", "render_targeted", "render_composite", "render_transform", "render_multi", "render_component",
+__all__ = ["parse_writer", "PromptSet", "prompts", "render_writer", "render_read", "render_composite", "render_transform",
            "card_versions", "composite_versions", "composite_word_budget", "card_path"]

@@ -1,7 +1,8 @@
 """The reading path with the offline readers, measured on a published corpus's single-fault samples.
 
-For every admitted single-fault sample of a version (text written by the writer, admitted by the
-current blind/targeted path), both offline readers (``lexical``, ``parse``) answer the reading
+For every admitted single-fault sample of a version (text written by the writer and admitted by
+the version's run; a version of the retired forms path measures the reading path on its texts),
+both offline readers (``lexical``, ``parse``) answer the reading
 form of the sample's task (:meth:`miscue.offline.extractors.base.Extractor.read`); code checks each
 reading against the text (:func:`miscue.reading.check`), derives its class
 (:func:`miscue.reading.single_class`) and holds the two to each other and to the plan

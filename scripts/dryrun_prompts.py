@@ -1,7 +1,6 @@
 """Render the stand-in-model dry run's prompts, and run the committed replies (issue 17).
 
     PYTHONPATH=. .venv/bin/python scripts/dryrun_prompts.py render-writer   # cells + writer prompts
-    PYTHONPATH=. .venv/bin/python scripts/dryrun_prompts.py render-extract  # extraction prompts for replies_writer.jsonl
     PYTHONPATH=. .venv/bin/python scripts/dryrun_prompts.py render-read     # reading-form prompts for replies_writer.jsonl
     PYTHONPATH=. .venv/bin/python scripts/dryrun_prompts.py run             # the per-type admission table
     PYTHONPATH=. .venv/bin/python scripts/dryrun_prompts.py baseline        # rewrite baseline_offline.json
@@ -33,18 +32,17 @@ def render_writer(data: Path) -> None:
     print(f"{len(cells)} cells -> {data / dryrun.CELLS}; {n} writer prompts -> {data / dryrun.WRITER_PROMPTS}")
 
 
-def _render(data: Path, reading: bool) -> None:
-    """The extractors' prompts for the stand-in writer's texts: the blind and targeted forms, or
-    (``reading``) the reading form; each row names the writer prompt whose reply its text is."""
+def render_read(data: Path) -> None:
+    """The readers' prompts for the stand-in writer's texts: the reading form, one per cell; each row
+    names the writer prompt whose reply its text is."""
     run = dryrun.load(data)
     if not run.writer.present:
         sys.exit(f"no {data / dryrun.REPLIES['writer']}: answer {dryrun.WRITER_PROMPTS} first (see the README)")
-    prompts, name = (run.read_prompts, dryrun.READ_PROMPTS) if reading else (run.extract_prompts, dryrun.EXTRACT_PROMPTS)
-    rows = [{**p, "writer_prompt_sha": run.writer_prompts[(p["cell_id"], "writer")]["prompt_sha"]} for p in prompts.values()]
-    n = dryrun.write_jsonl(data / name, rows)
+    rows = [{**p, "writer_prompt_sha": run.writer_prompts[(p["cell_id"], "writer")]["prompt_sha"]}
+            for p in run.read_prompts.values()]
+    n = dryrun.write_jsonl(data / dryrun.READ_PROMPTS, rows)
     passed = sum(1 for r in rows if r["text_check"] is None)
-    print(f"{n} {'reading' if reading else 'extraction'} prompts -> {data / name} "
-          f"({passed if reading else passed // 2} texts pass the {'mechanical' if reading else 'text'} checks)")
+    print(f"{n} reading prompts -> {data / dryrun.READ_PROMPTS} ({passed} texts pass the mechanical checks)")
     missing = [c.cell_id for c in run.cells if run.writer_text(c) is None]
     for line in run.stale + [f"{c}: no writer reply" for c in missing]:
         print("  " + line)
@@ -60,16 +58,9 @@ def run(data: Path, write_baseline: bool = False) -> None:
             print(f"baseline: {record['admitted']}/{record['cells']} -> {data / dryrun.BASELINE}")
         if dry.writer.present:
             modes["standin writer"] = dryrun.run_mode(dry.cells, dry.hosts, Path(tmp) / "a", {"writer": dry.writer})
-            if all(r.present for r in dry.extract.values()):
-                both = {"writer": dry.writer, **dry.extract}
-                modes["standin both"] = dryrun.run_mode(dry.cells, dry.hosts, Path(tmp) / "b", both)
-        modes["offline, reading"] = dryrun.run_mode(dry.cells, dry.hosts, Path(tmp) / "r", {}, reading=True)
-        if dry.writer.present:
-            modes["standin writer, reading"] = dryrun.run_mode(dry.cells, dry.hosts, Path(tmp) / "ra",
-                                                                {"writer": dry.writer}, reading=True)
             if all(r.present for r in dry.read.values()):
-                modes["standin both, reading"] = dryrun.run_mode(dry.cells, dry.hosts, Path(tmp) / "rb",
-                                                                  {"writer": dry.writer, **dry.read}, reading=True)
+                both = {"writer": dry.writer, **dry.read}
+                modes["standin both"] = dryrun.run_mode(dry.cells, dry.hosts, Path(tmp) / "b", both)
     print(dryrun.table(modes))
     for line in dry.stale:
         print("stale: " + line)
@@ -77,13 +68,13 @@ def run(data: Path, write_baseline: bool = False) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("step", choices=["render-writer", "render-extract", "render-read", "run", "baseline"])
+    parser.add_argument("step", choices=["render-writer", "render-read", "run", "baseline"])
     parser.add_argument("--data", type=Path, default=DATA)
     args = parser.parse_args()
     if args.step == "render-writer":
         render_writer(args.data)
-    elif args.step in ("render-extract", "render-read"):
-        _render(args.data, reading=args.step == "render-read")
+    elif args.step == "render-read":
+        render_read(args.data)
     else:
         run(args.data, write_baseline=args.step == "baseline")
 

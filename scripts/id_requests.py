@@ -2,7 +2,7 @@
 
     PYTHONPATH=. .venv/bin/python scripts/id_requests.py   # prompts_read.jsonl for requests.jsonl
 
-Each request is read on the reading path exactly as ``miscue verify --reading`` reads it
+Each request is read on the reading path exactly as ``miscue verify`` reads it
 (:func:`miscue.flows.stages.dryrun.request_prompts`); the prompt file holds what a stand-in reader
 is handed (the messages), keyed by the prompt's sha. The README there says how the replies were
 made; tests/integration/test_id_requests.py runs them.

@@ -1,23 +1,16 @@
-"""Dual-extraction agreement: the two extractors must agree with each other and with the plan.
+"""Dual-extraction agreement (DESIGN section 6, step 5): the two extractors must agree with each
+other and with the plan.
 
-The blind forms are compared on flaw class and requirement; the targeted forms on the
-type-specific fields (same stated value, same fallback, overlapping spans …). Readings
-(:mod:`miscue.reading`) are compared on the class and target code derives from each, and on
-what each reads the target as (:func:`readings_agree`).
+Readings (:mod:`miscue.reading`) are compared on the class and target code derives from each,
+and on what each reads the target as (:func:`readings_agree`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from miscue.briefs import BlindExtraction, TargetedExtraction, WriterBrief
-from miscue.host import Adapter
 from miscue.reading import Departure, Reading, ReadingForm, single_class
-from miscue.schema import Intent, Verdict
-from miscue.taxonomy import ExtractionClass, Target, fault_type
+from miscue.schema import Verdict
+from miscue.taxonomy import ExtractionClass
 from miscue.verifiers.text import norm
-
-MIN_NOISE_WORDS = 25
 
 
 def _v(stage: str, code: str, detail: str = "") -> Verdict:
@@ -30,106 +23,6 @@ def overlap(a: str | None, b: str | None) -> float:
     if not wa or not wb:
         return 0.0
     return len(wa & wb) / min(len(wa), len(wb))
-
-
-def _value_words(text: str | None) -> str:
-    """A quoted value's words; "$", "#" and a plural "s" make no difference ("$100" / "100",
-    "#W123" / "W123", "1 checked bags" / "1 checked bag")."""
-    out = []
-    for w in norm(text or "").replace("$", "").replace("#", "").split():
-        out.append(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w)
-    return " ".join(out)
-
-
-#: the legal values of the target requirement a quoted value names (empty: none, or no target)
-Values = Callable[[str], frozenset[str]]
-
-
-def grounded_values(adapter: Adapter, root: Intent, slot: str | None) -> Values:
-    """:data:`Values` read by the intent's grounder: "no water resistance" and "not resistant" both
-    name the earbuds' "not resistant", so two extractors quoting them agree on one value."""
-    grounder = adapter.grounder(root)
-
-    def values(quote: str) -> frozenset[str]:
-        if slot is None or not quote.strip():
-            return frozenset()
-        return frozenset(k for m in grounder.ground(quote).mentions if m.kind in ("value", "member")
-                         and slot in (m.candidates or m.slots) for k in m.values)
-    return values
-
-
-def same_value(a: str | None, b: str | None, values: Values | None = None) -> bool:
-    """Word-wise equal, or one contained in the other, or (``values``) naming the same legal values."""
-    na, nb = _value_words(a), _value_words(b)
-    if not (na and nb):
-        return False
-    if na == nb or f" {na} " in f" {nb} " or f" {nb} " in f" {na} ":
-        return True
-    return values is not None and bool(va := values(a or "")) and va == values(b or "")
-
-
-def blind_matches_plan(brief: WriterBrief, blind: BlindExtraction | None, who: str) -> Verdict | None:
-    """Does one extractor's blind answer match the plan (family/class and target requirement)?"""
-    if blind is None:
-        return _v("extract", "unparseable", f"extractor {who} gave no usable blind answer")
-    ft = fault_type(brief.fault_type)
-    if blind.flaw != ft.extraction.value:
-        return _v("agree", "flaw_mismatch", f"extractor {who} found {blind.flaw!r}, plan is {ft.extraction.value!r}")
-    if ft.target in (Target.slot, Target.ordered_slot, Target.about_slot) and blind.requirement != brief.target:
-        return _v("agree", "slot_mismatch", f"extractor {who} points at {blind.requirement!r}, plan at {brief.target!r}")
-    return None
-
-
-def targeted_agree(brief: WriterBrief, a: TargetedExtraction | None, b: TargetedExtraction | None,
-                   values: Values | None = None) -> Verdict | None:
-    """Type-specific agreement of both targeted answers with each other and with the plan; with
-    ``values``, quoted values agree when they name the same legal values of the target."""
-    if a is None or b is None:
-        return _v("extract", "unparseable", "a targeted answer was missing or malformed")
-    ft = fault_type(brief.fault_type)
-    m = brief.materials
-    cls = ft.extraction
-    if cls == ExtractionClass.substituted:
-        if not (same_value(a.stated_value, m.wrong_value, values) and same_value(b.stated_value, m.wrong_value, values)):
-            return _v("agree", "stated_value_mismatch", f"{a.stated_value!r} / {b.stated_value!r} vs planned {m.wrong_value!r}")
-    elif cls == ExtractionClass.presupposed:
-        # a null fallback ("or null" is in the form) is no contrary reading: admission reads the
-        # fallback the text grounds; only a fallback quoted otherwise than planned disagrees
-        if not all(same_value(x.fallback, m.fallback, values) or not x.fallback for x in (a, b)):
-            return _v("agree", "fallback_mismatch", f"{a.fallback!r} / {b.fallback!r} vs planned {m.fallback!r}")
-        if not (a.clause and b.clause):
-            return _v("agree", "no_presupposition", "an extractor quoted no premise clause")
-    elif cls == ExtractionClass.marked:
-        if not (a.surface and b.surface) or overlap(a.surface, b.surface) == 0:
-            return _v("agree", "surface_mismatch", f"{a.surface!r} / {b.surface!r}")
-    elif cls == ExtractionClass.ambiguous:
-        # a second sense, when named, must be the planned one and named by both; without one the
-        # second reading is the requirement left open (the word also fits other things)
-        other = m.senses[1] if len(m.senses) > 1 else None
-        named = [x.second_reading for x in (a, b) if x.second_reading]
-        planned = other if ft.id == "lexical_ambiguity" else (named[0] if named else None)
-        if len(named) == 1 or (named and not all(same_value(x, planned, values) for x in named)):
-            return _v("agree", "reading_mismatch", f"{a.second_reading!r} / {b.second_reading!r} vs planned {other!r}")
-        if not (a.surface and b.surface) or overlap(a.surface, b.surface) == 0:
-            return _v("agree", "surface_mismatch", f"{a.surface!r} / {b.surface!r}")
-    elif cls == ExtractionClass.extras:
-        if overlap(a.detail, b.detail) < 0.5 or overlap(a.detail, m.extra) < 0.5:
-            return _v("agree", "extra_mismatch", f"{a.detail!r} / {b.detail!r}")
-    elif cls == ExtractionClass.mismatch:
-        if overlap(a.operation, b.operation) < 0.5 or overlap(a.operation, m.mismatch) < 0.5:
-            return _v("agree", "operation_mismatch", f"{a.operation!r} / {b.operation!r}")
-    elif cls == ExtractionClass.noise:
-        if min(len((a.span or "").split()), len((b.span or "").split())) < MIN_NOISE_WORDS:
-            return _v("agree", "off_topic_too_short", f"{a.span!r} / {b.span!r}")
-        if overlap(a.span, b.span) < 0.5:
-            return _v("agree", "span_mismatch", "the off-topic spans do not overlap")
-    elif cls == ExtractionClass.oblique:
-        if a.request_stated is not False or b.request_stated is not False:
-            return _v("agree", "request_stated", f"{a.request_stated!r} / {b.request_stated!r}")
-    return None
-
-
-# -- agreement on readings (DESIGN section 6, step 5) ---------------------------------------------
 
 
 def reading_matches_plan(form: ReadingForm, reading: Reading, plan: Departure | None, who: str) -> Verdict | None:

@@ -52,10 +52,6 @@ MAX_COST = typer.Option(None, "--max-cost",
                         help="stop cleanly (exit 3) before this run spends more than this many USD on model calls")
 PRICE = typer.Option(None, "--price",
                      help="USD per token (prompt and completion) for every role's model, for models litellm has no price for")
-READING = typer.Option(
-    True, "--reading/--forms",
-    help="the reading path (DESIGN 6: one reading per extractor, checked and executed by code; the default) or the "
-         "earlier blind and targeted forms read through the rule grounder")
 OFFLINE_REPLAY = typer.Option(False, "--offline-replay",
                               help="answer every model call from the exchange store; a miss is an error")
 PROMPTS_OUT = typer.Option(

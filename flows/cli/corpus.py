@@ -20,7 +20,7 @@ from rich import box
 from rich.table import Table
 
 from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, COMPOSITE, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, PROMPTS_OUT,
-                                  QUIET, READING, TASKS, app, artifacts_arg, default_ks, err, exit_codes, exported, fmt,
+                                  QUIET, TASKS, app, artifacts_arg, default_ks, err, exit_codes, exported, fmt,
                                   models_or_fail, out, parse_tasks, pct, print_json)
 from miscue.flows.cli.progress import progress, progress_mode
 from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types
@@ -73,7 +73,6 @@ def build(
     skip_unchanged: bool = typer.Option(
         False, "--skip-unchanged", help="publish nothing when every table equals a published version's"),
     composite: Optional[str] = COMPOSITE,
-    reading: bool = READING,
     workers: Optional[int] = typer.Option(
         None, "--workers", min=1,
         help="run the stages as shards on a local Dask cluster of N worker processes (default: in-process)"),
@@ -116,7 +115,7 @@ def build(
         res = run_flow(build_flow, err.print, benchmarks=names, fault_types=types, attempts=attempts,
                          artifacts=artifacts_arg(artifacts), skip_unchanged=skip_unchanged,
                          composite_ks=composite_ks, models=models, workers=workers, dask_address=dask_address,
-                       tasks=tasks, reading=reading)
+                       tasks=tasks)
     res["seconds"] = round(time.perf_counter() - started, 1)
     _print_result(res, as_json, "build")
 

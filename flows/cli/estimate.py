@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, COMPOSITE, LLM_CONFIG, PRICE, READING, TASKS, app, default_ks, exit_codes,
+from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, COMPOSITE, LLM_CONFIG, PRICE, TASKS, app, default_ks, exit_codes,
                                   models_or_fail, out, parse_tasks, print_json)
 from miscue.flows.stages.benchmark import check_benchmarks, check_fault_types
 from miscue.config import CompositeConfig, GenerateConfig
@@ -23,7 +23,6 @@ def estimate(
     attempts: int = typer.Option(4, min=1, help="attempts per cell"),
     task: Optional[list[str]] = TASKS,
     composite: Optional[str] = COMPOSITE,
-    reading: bool = READING,
     llm_config: Optional[Path] = LLM_CONFIG,
     price: Optional[float] = PRICE,
     as_json: bool = AS_JSON,
@@ -33,10 +32,10 @@ def estimate(
     requests the exchange store already answers are free and counted apart."""
     config = models_or_fail(llm_config, price=price).resolve()
     with exit_codes():
-        gen = GenerateConfig(attempts=attempts, fault_types=check_fault_types(fault_type_), reading=reading)
+        gen = GenerateConfig(attempts=attempts, fault_types=check_fault_types(fault_type_))
         names = check_benchmarks(benchmark)
         ks = default_ks(composite, fault_type_)  # as build: composites of every type unless told otherwise
-        comp = CompositeConfig(ks=ks, reading=reading) if ks else None
+        comp = CompositeConfig(ks=ks) if ks else None
         from miscue.flows.stages.estimate import estimate_run  # reads the corpus tables: imported when estimating
 
         result = estimate_run(names, gen, comp, config, artifacts, parse_tasks(task, names))

@@ -9,7 +9,7 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, PROMPTS_OUT, QUIET, READING,
+from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, MAX_COST, OFFLINE_REPLAY, PRICE, PROMPTS_OUT, QUIET,
                                   TASKS, app, err, exit_codes, exported, models_or_fail, out, parse_tasks, pct, print_json)
 from miscue.flows.cli.progress import progress, progress_mode
 from miscue.flows.registry import ADAPTERS
@@ -42,7 +42,6 @@ def generate(
     replay_only: bool = OFFLINE_REPLAY,
     prompts_out: Optional[Path] = PROMPTS_OUT,
     max_concurrent_cells: int = typer.Option(16, min=1, help="cells run at once"),
-    reading: bool = READING,
     wait: bool = typer.Option(False, "--wait", help="wait for another run's lock instead of refusing"),
     as_json: bool = AS_JSON,
     quiet: bool = QUIET,
@@ -55,7 +54,7 @@ def generate(
     with exit_codes():
         names = check_benchmarks(benchmark)
         gen = GenerateConfig(attempts=attempts, fault_types=check_fault_types(fault_type_),
-                             max_concurrent_cells=max_concurrent_cells, reading=reading)
+                             max_concurrent_cells=max_concurrent_cells)
         tasks = parse_tasks(task, names)
     from miscue.flows.stages.build import generate as generate_pass  # writes Parquet: imported when generating
 

@@ -11,7 +11,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, OFFLINE_REPLAY, PRICE, PROMPTS_OUT, READING, app, clip, err,
+from miscue.flows.cli.app import (ARTIFACTS, AS_JSON, LLM_CONFIG, OFFLINE_REPLAY, PRICE, PROMPTS_OUT, app, clip, err,
                                   exit_codes, exported, fmt, models_or_fail, out, print_json)
 from miscue.flows.registry import adapter_for
 from miscue.flows.stages.evaluate import evaluate, load_set
@@ -28,22 +28,21 @@ def verify(
     task: str = typer.Option(..., "--task", help="the host task id whose true intent the text is about"),
     fault_type_: Optional[str] = typer.Option(None, "--fault-type", "-t", help="the claimed fault type"),
     slot: Optional[str] = typer.Option(None, "--slot", help="the claimed target slot"),
-    reading: bool = READING,
     llm_config: Optional[Path] = LLM_CONFIG,
     replay_only: bool = OFFLINE_REPLAY,
     prompts_out: Optional[Path] = PROMPTS_OUT,
     as_json: bool = AS_JSON,
     artifacts: Path = ARTIFACTS,
 ) -> None:
-    """Judge one request: without --fault-type the two extractors say which fault it carries (or
-    none); then text checks, agreement and the executed literal reading (exit 0 when admitted)."""
+    """Judge one request: without --fault-type the fault is the one code derives from extractor A's
+    reading (or none); then text checks, agreement and the executed literal reading (exit 0 when admitted)."""
     with exit_codes():  # the benchmark, task, type and slot first: a typo answers in a second
         adapter = adapter_for(benchmark)
         check_request(adapter, task, text, fault_type_, slot)
     models = models_or_fail(llm_config, replay_only=replay_only, prompts_out=prompts_out)
     with exit_codes(), exported(models, artifacts):
         try:
-            result = verify_sync(adapter, make_gateway(artifacts, models), task, text, fault_type_, slot, reading=reading)
+            result = verify_sync(adapter, make_gateway(artifacts, models), task, text, fault_type_, slot)
         except Deferred:
             raise PromptsExported(1) from None
     if as_json:
@@ -67,7 +66,6 @@ def eval_verifier(
     replay_only: bool = OFFLINE_REPLAY,
     prompts_out: Optional[Path] = PROMPTS_OUT,
     split: Optional[list[str]] = typer.Option(None, "--split", help="only these splits of the set (repeatable)"),
-    reading: bool = READING,
     as_json: bool = AS_JSON,
     artifacts: Path = ARTIFACTS,
 ) -> None:
@@ -83,8 +81,7 @@ def eval_verifier(
                    disable=as_json or not err.is_terminal, transient=True)
     with exit_codes(), exported(models, artifacts), bar:
         task = bar.add_task("requests", total=len(items))
-        evaluation = stoppable.run(evaluate(items, gateway, progress=lambda d, _n: bar.update(task, completed=d),
-                                            reading=reading))
+        evaluation = stoppable.run(evaluate(items, gateway, progress=lambda d, _n: bar.update(task, completed=d)))
     report = evaluation.report()
     if as_json:
         print_json(report)
@@ -92,7 +89,7 @@ def eval_verifier(
     out.print(_scores_table("overall and per split", {"all": report["overall"], **report["by_split"]}))
     out.print(_scores_table("per fault type (true type)", report["per_type"]))
     out.print(_scores_table("per benchmark", report["per_benchmark"]))
-    agree = Table(title="extractor agreement (blind class / slot) per true type")
+    agree = Table(title="extractor agreement (derived class / slot) per true type")
     for col in ("type", "class", "slot", "n"):
         agree.add_column(col, justify="left" if col == "type" else "right")
     for t, a in report["extractor_agreement"].items():

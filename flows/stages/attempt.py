@@ -1,11 +1,11 @@
 """THE attempt pipeline (DESIGN section 6): write -> text checks -> extractor A -> extractor B ->
 agreement -> admission, written once for every plan of k >= 1 components.
 
-A plan says *how* its components are written, checked, extracted and judged (the
-:class:`Plan` protocol): :class:`miscue.flows.stages.single.SinglePlan` (k = 1: the type's card, the
-blind and targeted forms, one admission) and :class:`miscue.flows.stages.composite.CompositePlan`
-(k >= 2: every card in one call plus a transformation pass, the multi-flaw form, every
-component verified and the merged reading executed). The pipeline says *in what order* and what
+A plan says *how* its components are written, checked, read and judged (the :class:`Plan`
+protocol): :class:`miscue.flows.stages.single.SinglePlan` (k = 1: the type's card, one reading
+per extractor, one admission) and :class:`miscue.flows.stages.composite.CompositePlan` (k >= 2:
+every card in one call plus a transformation pass, one reading per extractor for all k
+components, every component verified and the merged reading executed). The pipeline says *in what order* and what
 each outcome records; it is the same for the single-fault stage, the composite stage and
 ``miscue verify`` (which enters at :meth:`AttemptPipeline.judge` with a text it did not write).
 
@@ -109,19 +109,19 @@ class Plan(Protocol):
         """The request text (one or two writer calls; records the card version)."""
 
     def check_text(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str, row: Attempt) -> Verdict | None:
-        """The checks before any extractor call: mechanical, then grounded in the host's data."""
+        """The mechanical checks before any extractor call."""
 
     def extraction_input(self, text: str) -> ExtractionInput:
         """What the extractors see: the true requirements and the text, never the plan."""
 
     async def extract(self, call: Caller, role: str, inp: ExtractionInput, call_ids: list[str]) -> Any:
-        """One extractor's answers (blind, then the targeted forms of what it found)."""
+        """One extractor's reading of the text."""
 
     def record_extraction(self, row: Attempt, who: str, found: Any) -> None:
-        """Put one extractor's answers into the record (``blind_<who>``, ``targeted_<who>``)."""
+        """Put one extractor's reading into the record (``reading_<who>``)."""
 
     def gate(self, found: Any, who: str) -> Verdict | None:
-        """Does one extractor's blind answer match the plan? (A failing: B is not asked.)"""
+        """Does one extractor's reading hold and match the plan? (A failing: B is not asked.)"""
 
     def judge(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str, a: Any, b: Any) -> Judgement:
         """Agreement of both extractors with each other and the plan, then executable admission."""

@@ -19,14 +19,13 @@ from miscue.runlock import run_lock
 
 def build(benchmarks: list[str] | None = None, fault_types: list[str] | None = None, attempts: int = 4,
           artifacts: Path = Path("artifacts"), skip_unchanged: bool = False, composite_ks: list[int] | None = None,
-          models: ModelOptions | None = None, tasks: dict[str, list[str]] | None = None,
-          reading: bool = True) -> dict[str, Any]:
+          models: ModelOptions | None = None, tasks: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """The whole build without Prefect (the flow runs the same stages as tasks)."""
     artifacts = Path(artifacts)
     with run_lock(artifacts, command="miscue build (no flow)"):
         names = check_benchmarks(benchmarks)
-        gen = GenerateConfig(attempts=attempts, reading=reading, **({"fault_types": fault_types} if fault_types else {}))
-        composite = CompositeConfig(ks=composite_ks, reading=reading) if composite_ks else None
+        gen = GenerateConfig(attempts=attempts, **({"fault_types": fault_types} if fault_types else {}))
+        composite = CompositeConfig(ks=composite_ks) if composite_ks else None
         gateway = make_gateway(artifacts, models)
         runs = []
         for b in names:

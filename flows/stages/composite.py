@@ -4,7 +4,8 @@ coverage control.
 Per benchmark and k, the run draws combinations (seeded by graph, k and draw index), writes each
 draw's request with all k cards in one call (plus the transformation-only second call when
 k >= 3 draws a whole-message fault with content faults), and verifies it per component
-(:mod:`miscue.verifiers.composite`) until ``per_k`` samples are admitted or ``max_draws`` draws are spent.
+(:mod:`miscue.verifiers.composite`: one reading per extractor, the components derived from it)
+until ``per_k`` samples are admitted or ``max_draws`` draws are spent.
 
 Coverage control: the draws run in waves. For a graph's next draw index the planner collects
 ``candidates`` valid draws of distinct combinations from its seeded sequence and proposes the
@@ -41,7 +42,7 @@ from miscue.flows.stages.coverage import Coverage
 from miscue.flows.stages.read import Read, ReadingSteps
 from miscue.flows.stages.shifts import shift_options
 from miscue import stoppable, writing
-from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
+from miscue.briefs import ExtractionInput
 from miscue.canonical import canonical_json, content_hash
 from miscue.config import CompositeConfig
 from miscue.host import Adapter
@@ -50,19 +51,7 @@ from miscue.planning import CompositeAttemptPlan, CompositeDraw, CompositePlanne
 from miscue.reading import Reading, ReadingForm
 from miscue.schema import Attempt, Cell, GroundTruth, Intent, IntentGraph, Verdict
 from miscue.taxonomy import fault_type
-from miscue.verifiers.composite import (
-    CompositeExtraction,
-    check_composite_text,
-    components_match,
-    flaw_of,
-    found_key,
-    mechanical_composite,
-    missing_components,
-    planned_key,
-    repaired_by_transform,
-    verify_composite,
-    verify_composite_reading,
-)
+from miscue.verifiers.composite import components_match, mechanical_composite, verify_composite_reading
 from miscue.verifiers.text import contains
 
 
@@ -82,16 +71,17 @@ def keep_verbatim(plan: CompositeAttemptPlan, first: str) -> list[str]:
             seen.append(x)
     return seen
 
-Found = tuple[list[BlindExtraction] | None, dict[str, TargetedExtraction | None]]
-
 
 @dataclass
-class CompositePlan:
-    """One attempt of a composite draw: every card in one writer call (plus the transformation
-    pass for k >= 3 with a whole-message fault), the multi-flaw blind form then the targeted
-    form of every planned component found, per-component verification and the merged reading."""
+class CompositePlan(ReadingSteps):
+    """One attempt of a composite draw (DESIGN sections 6 and 7): every card in one writer call
+    (plus the transformation pass for k >= 3 with a whole-message fault), the mechanical text
+    checks for k faults, one reading form per extractor for all k components, the components
+    derived from each reading by code (:mod:`miscue.verifiers.composite.readings`), each admitted
+    on its own and the merged reading executed."""
 
     plan: CompositeAttemptPlan
+    form: ReadingForm | None = None
 
     @property
     def draw(self) -> CompositeDraw:
@@ -124,65 +114,18 @@ class CompositePlan:
         return text
 
     def check_text(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str, row: Attempt) -> Verdict | None:
-        if self.plan.two_pass:
-            first = json.loads(row.materials_json or "{}").get("first_pass") or ""
-            verdict = repaired_by_transform(adapter, root, self.plan, first, text)
-            if verdict is not None:
-                return verdict
-        return check_composite_text(adapter, root, truth, self.plan, text)
+        return mechanical_composite(adapter, root, self.plan, text)
 
     def extraction_input(self, text: str) -> ExtractionInput:
         base = self.plan.briefs[0]
         requirements = self.plan.components[0].extraction or base.requirements
         return ExtractionInput(context=base.context, request=base.request, requirements=requirements, text=text)
 
-    async def extract(self, call: Any, role: str, inp: ExtractionInput, call_ids: list[str]) -> Found:
-        messages, version = writing.render_multi(inp)
-        found = writing.parse_multi((await call(role, messages, version, call_ids)).text, inp.requirements)
-        targeted: dict[str, TargetedExtraction | None] = {}
-        if found is None:
-            return None, targeted
-        keys = {found_key(b) for b in found}
-        for ap in self.plan.components:
-            if planned_key(ap) not in keys:
-                continue
-            messages, version = writing.render_component(inp, flaw_of(ap))
-            reply = (await call(role, messages, version, call_ids)).text
-            targeted[ap.component.fault_type] = writing.parse_targeted(reply, inp.requirements)
-        return found, targeted
-
-    def record_extraction(self, row: Attempt, who: str, found: Found) -> None:
-        blind, targeted = found
-        setattr(row, f"blind_{who}", canonical_json([b.model_dump() for b in blind]) if blind is not None else None)
-        setattr(row, f"targeted_{who}",
-                canonical_json({t: x.model_dump(exclude_none=True) if x else None for t, x in targeted.items()}))
-
-    def gate(self, found: Found, who: str) -> Verdict | None:
-        return missing_components(self.plan, found[0], who)
-
-    def judge(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str, a: Found, b: Found) -> Judgement:
-        ext = CompositeExtraction(blind_a=a[0], targeted_a=a[1], blind_b=b[0], targeted_b=b[1])
-        res = verify_composite(adapter, root, truth, self.plan, text, ext)
-        return Judgement(res.verdict, canonical_json(res.readings()), res.executed, res)
-
-
-@dataclass
-class CompositeReadingPlan(ReadingSteps, CompositePlan):
-    """A composite attempt on the reading path (DESIGN sections 6 and 7): the same writer calls,
-    the mechanical text checks for k faults, one reading form per extractor for all k components,
-    the components derived from each reading by code (:mod:`miscue.verifiers.composite.readings`)."""
-
-    form: ReadingForm | None = None
-
-    def check_text(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str, row: Attempt) -> Verdict | None:
-        return mechanical_composite(adapter, root, self.plan, text)
-
     def matches(self, reading: Reading, who: str) -> Verdict | None:
         assert self.form is not None
         return components_match(self.form, reading, self.plan, who)
 
-    def judge(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str,  # type: ignore[override]
-              a: Read, b: Read) -> Judgement:
+    def judge(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str, a: Read, b: Read) -> Judgement:
         assert self.form is not None
         verdict = self.gate(b, "b")
         if verdict is not None:
@@ -212,13 +155,9 @@ class DrawUnit:
     def fault_types(self) -> list[str]:
         return self.draw.types
 
-    reading: bool = False  # the reading path (one reading form per extractor) instead of the multi-flaw forms
-
     def plan(self, index: int) -> CompositePlan:
         planned = self.composer.attempt(self.draw, self.graph, index)
-        if self.reading:
-            return CompositeReadingPlan(planned, form=self.composer.planner.reading_form(self.graph.root.intent))
-        return CompositePlan(planned)
+        return CompositePlan(planned, form=self.composer.planner.reading_form(self.graph.root.intent))
 
     def refused(self, index: int, error: PlanError) -> Attempt:
         return refused_record(self.graph, self.cell_id, self.k, self.fault_types, index, error,
@@ -248,7 +187,7 @@ class CompositeStage(Stage):
 
     async def run_draw(self, graph: IntentGraph, draw: CompositeDraw) -> tuple[Cell, list[Attempt], Any]:
         """Up to ``attempts`` attempts of one draw: (cell record, attempt records, sample or None)."""
-        unit = DrawUnit(graph, draw, self.composer, self.config.attempts, reading=self.config.reading)
+        unit = DrawUnit(graph, draw, self.composer, self.config.attempts)
         async with self._sem:
             cell, rows, admitted = await self.pipeline.cell(unit)  # Deferred (--prompts-out): see run_k
         if admitted is None:

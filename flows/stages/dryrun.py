@@ -4,8 +4,8 @@ answered by capable models standing in for real ones, run through the unchanged 
 The set: every fault type on each host, ``PER_TYPE`` cells per type (spread over the type's
 planned cells in build order), attempt 0. Two rendering steps write the prompts under
 ``tests/data/dryrun/`` (see its README): the writer's prompts, then, once the stand-in writer's
-replies are there, the extraction forms for those texts (blind, and targeted for the planned
-class). Replies are keyed by the sha of the exact prompt they answer; a reply whose prompt
+replies are there, the reading form for those texts (one prompt per cell: readers A and B get
+the same). Replies are keyed by the sha of the exact prompt they answer; a reply whose prompt
 changed (a card edited, a brief replanned) is *stale* and named with its card versions.
 
 A run puts one model mix behind the gateway the pipeline calls, nothing else: ``standin``
@@ -25,7 +25,7 @@ from typing import Any
 from miscue.flows.registry import adapter_for
 from miscue.flows.stages.attempt import AttemptPipeline
 from miscue.flows.stages.benchmark import offline_gateway
-from miscue.flows.stages.single import ReadingPlan, SingleCell, SinglePlan
+from miscue.flows.stages.single import SingleCell, SinglePlan
 from miscue import stoppable, writing
 from miscue.canonical import canonical_json
 from miscue.graphs import GraphBuilder
@@ -34,14 +34,13 @@ from miscue.llm import Exchange, Gateway
 from miscue.model_replies import parse_writer
 from miscue.planning import CellPlan, Planner
 from miscue.schema import Attempt, IntentGraph
-from miscue.taxonomy import FAULT_TYPES, fault_type
-from miscue.verifiers.text import check_text
+from miscue.taxonomy import FAULT_TYPES
 
 BENCHMARKS = ("tau2-retail", "tau2-airline", "webshop")
 PER_TYPE = {"tau2-retail": 2, "tau2-airline": 2, "webshop": 1}
-CELLS, WRITER_PROMPTS, EXTRACT_PROMPTS = "cells.jsonl", "prompts_writer.jsonl", "prompts_extract.jsonl"
-READ_PROMPTS = "prompts_read.jsonl"  # the reading path (DESIGN section 6): one reading form per extractor
-REPLIES = {"writer": "replies_writer.jsonl", "extractor_a": "replies_extract_a.jsonl", "extractor_b": "replies_extract_b.jsonl"}
+CELLS, WRITER_PROMPTS = "cells.jsonl", "prompts_writer.jsonl"
+READ_PROMPTS = "prompts_read.jsonl"  # the reading form (DESIGN section 6): one prompt per cell, both readers
+REPLIES = {"writer": "replies_writer.jsonl"}
 READ_REPLIES = {"extractor_a": "replies_read_a.jsonl", "extractor_b": "replies_read_b.jsonl"}
 BASELINE = "baseline_offline.json"
 
@@ -77,8 +76,8 @@ class Cell:
     def cell_id(self) -> str:
         return self.plan.cell_id
 
-    def attempt_plan(self, reading: bool = False) -> SinglePlan:
-        return SingleCell(self.graph, self.plan, self.planner, 1, reading=reading).plan(0)
+    def attempt_plan(self) -> SinglePlan:
+        return SingleCell(self.graph, self.plan, self.planner, 1).plan(0)
 
     def record(self) -> dict[str, Any]:
         return {"cell_id": self.cell_id, "benchmark": self.benchmark, "task_id": self.graph.task_id,
@@ -144,27 +143,11 @@ def writer_prompt(cell: Cell) -> dict[str, Any]:
             "messages": messages}
 
 
-def extraction_prompts(cell: Cell, host: Host, text: str) -> list[dict[str, Any]]:
-    """The blind form and the planned class's targeted form for the writer's ``text`` (the forms
-    the pipeline renders when the extractor's blind answer matches the plan)."""
-    plan = cell.attempt_plan()
-    inp = plan.extraction_input(text)
-    root = cell.graph.root
-    verdict = check_text(host.adapter, root.intent, root.ground_truth, plan.brief, text)
-    flaw = fault_type(cell.plan.fault_type).extraction.value
-    out = []
-    forms = (("blind", writing.render_blind(inp)), (f"targeted:{flaw}", writing.render_targeted(inp, flaw)))
-    for form, (messages, version) in forms:
-        out.append({**cell.record(), "form": form, "card_version": version, "prompt_sha": prompt_sha(messages),
-                    "text_check": verdict.code if verdict else None, "messages": messages})
-    return out
-
-
 def reading_prompt(cell: Cell, host: Host, text: str) -> dict[str, Any]:
-    """The reading form for the writer's ``text`` (the one prompt each extractor gets on the reading
-    path); ``text_check``: the mechanical check's code when the text fails it (no reader is asked)."""
-    plan = cell.attempt_plan(reading=True)
-    assert isinstance(plan, ReadingPlan) and plan.form is not None
+    """The reading form for the writer's ``text`` (the one prompt each extractor gets);
+    ``text_check``: the mechanical check's code when the text fails it (no reader is asked)."""
+    plan = cell.attempt_plan()
+    assert plan.form is not None
     root = cell.graph.root
     verdict = plan.check_text(host.adapter, root.intent, root.ground_truth, text, None)  # type: ignore[arg-type]
     messages, version = writing.render_read(plan.extraction_input(text), plan.form)
@@ -174,7 +157,7 @@ def reading_prompt(cell: Cell, host: Host, text: str) -> dict[str, Any]:
 
 def request_prompts(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The reading prompt of each given request (``id``, ``benchmark``, ``task_id``, ``text``): what
-    ``miscue verify --reading`` sends both extractors about a text it did not write."""
+    ``miscue verify`` sends both extractors about a text it did not write."""
     from miscue.flows.stages.verify import reading_input, task_intent
 
     out, adapters = [], {}
@@ -242,21 +225,19 @@ class StandInGateway:
 @dataclass
 class DryRun:
     """The committed cells replanned on today's graphs, and every role's replies checked against
-    today's prompts (the extraction prompts are rendered for the fresh writer replies)."""
+    today's prompts (the reading prompts are rendered for the fresh writer replies)."""
 
     hosts: dict[str, Host]
     cells: list[Cell]
     gone: list[str]
     writer: Replies
-    extract: dict[str, Replies]
     writer_prompts: dict[tuple[str, str], dict[str, Any]]
-    extract_prompts: dict[tuple[str, str], dict[str, Any]]
-    read: dict[str, Replies] = field(default_factory=dict)  # the reading path's replies, per extractor
+    read: dict[str, Replies] = field(default_factory=dict)  # the readers' replies, per extractor
     read_prompts: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
 
     @property
     def stale(self) -> list[str]:
-        return (self.writer.stale + [s for r in (*self.extract.values(), *self.read.values()) for s in r.stale]
+        return (self.writer.stale + [s for r in self.read.values() for s in r.stale]
                 + [f"{c}: cell no longer planned" for c in self.gone])
 
     def writer_text(self, cell: Cell) -> str | None:
@@ -269,15 +250,12 @@ def load(data: Path, hosts: dict[str, Host] | None = None) -> DryRun:
     cells, gone = cells_from_file(hosts, read_jsonl(data / CELLS))
     writer_now = {(p["cell_id"], "writer"): p for p in (writer_prompt(c) for c in cells)}
     writer = load_replies("writer", writer_now, data)
-    run = DryRun(hosts, cells, gone, writer, {}, writer_now, {})
+    run = DryRun(hosts, cells, gone, writer, writer_now)
     for cell in cells:
         text = run.writer_text(cell)
         if text is not None:
-            for p in extraction_prompts(cell, hosts[cell.benchmark], text):
-                run.extract_prompts[(p["cell_id"], p["form"])] = p
             p = reading_prompt(cell, hosts[cell.benchmark], text)
             run.read_prompts[(p["cell_id"], p["form"])] = p
-    run.extract = {role: load_replies(role, run.extract_prompts, data) for role in ("extractor_a", "extractor_b")}
     run.read = {role: load_replies(role, run.read_prompts, data, READ_REPLIES) for role in READ_REPLIES}
     return run
 
@@ -285,21 +263,20 @@ def load(data: Path, hosts: dict[str, Host] | None = None) -> DryRun:
 # -- runs -----------------------------------------------------------------------------------------
 
 
-async def _run_cells(cells: list[Cell], hosts: dict[str, Host], gateway: Any, reading: bool) -> list[Attempt]:
+async def _run_cells(cells: list[Cell], hosts: dict[str, Host], gateway: Any) -> list[Attempt]:
     rows = []
     for cell in cells:
         pipeline = AttemptPipeline(hosts[cell.benchmark].adapter, gateway)
-        _, attempts, _ = await pipeline.cell(SingleCell(cell.graph, cell.plan, cell.planner, 1, reading=reading))
+        _, attempts, _ = await pipeline.cell(SingleCell(cell.graph, cell.plan, cell.planner, 1))
         rows += attempts
     return rows
 
 
-def run_mode(cells: list[Cell], hosts: dict[str, Host], store: Path, standins: dict[str, Replies],
-             reading: bool = False) -> list[Attempt]:
-    """Attempt 0 of every cell, with ``standins`` roles answered from the reply files (``reading``:
-    on the reading path, the extractors' replies being answers to the reading form)."""
+def run_mode(cells: list[Cell], hosts: dict[str, Host], store: Path, standins: dict[str, Replies]) -> list[Attempt]:
+    """Attempt 0 of every cell, with ``standins`` roles answered from the reply files (the writer's,
+    and the readers' answers to the reading form)."""
     gateway = StandInGateway(offline_gateway(store), standins)
-    return stoppable.run(_run_cells(cells, hosts, gateway, reading))
+    return stoppable.run(_run_cells(cells, hosts, gateway))
 
 
 def per_type(rows: list[Attempt]) -> dict[str, tuple[int, int]]:

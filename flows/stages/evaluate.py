@@ -201,8 +201,8 @@ def _outcome(item: LabelledRequest, v: Verification) -> Outcome:
 
 
 async def evaluate(items: list[LabelledRequest], gateway: Gateway, concurrency: int = 8,
-                   progress: Callable[[int, int], None] | None = None, reading: bool = True) -> Evaluation:
-    """Verify every labelled request (bounded concurrency; ``reading``: on the reading path) and
+                   progress: Callable[[int, int], None] | None = None) -> Evaluation:
+    """Verify every labelled request (bounded concurrency) and
     score the verdicts. Under --prompts-out (the gateway has an outbox) every request goes as far as
     the store answers, and :class:`~miscue.llm.PromptsExported` ends a round in which some wait."""
     adapters: dict[str, Adapter] = {}
@@ -215,7 +215,7 @@ async def evaluate(items: list[LabelledRequest], gateway: Gateway, concurrency: 
         adapter = adapters.get(item.benchmark) or adapters.setdefault(item.benchmark, adapter_for(item.benchmark))
         async with sem:
             try:
-                v = await verify(adapter, gateway, item.task_id, item.text, item.claimed_type, item.slot, reading=reading)
+                v = await verify(adapter, gateway, item.task_id, item.text, item.claimed_type, item.slot)
             except Deferred:  # --prompts-out: this request waits for a reply the store does not hold yet
                 return None
         done += 1

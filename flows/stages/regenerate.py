@@ -51,7 +51,7 @@ def plan_regeneration(artifacts: Path, fault_type_: str, benchmark: str | None, 
     pg = pman["config"]["generate"]
     types = list(dict.fromkeys(list(pg["fault_types"]) + [fault_type_]))
     gen = GenerateConfig(attempts=pg["attempts"], fault_types=types, attempts_per_type=pg.get("attempts_per_type") or {},
-                         identity=pg.get("identity", True), reading=pg.get("reading", False))
+                         identity=pg.get("identity", True))
     salt = f"{parent}+{corpus.next_version(artifacts)}:{fault_type_}"
     return RegenerationPlan(parent, fault_type_, scope, gen, salt, pman)
 

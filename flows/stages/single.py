@@ -1,9 +1,9 @@
 """The single-fault stage (DESIGN section 6): every cell (graph root x applicable fault type) of a
 set of graphs, each tried up to ``attempts`` times through the attempt pipeline.
 
-:class:`SinglePlan` is how a k = 1 plan is written (the type's card), extracted (the blind form,
-then the targeted form of the class the extractor found) and judged (agreement on the type's
-fields, then the admission rule of its class).
+:class:`SinglePlan` is how a k = 1 plan is written (the type's card), read (one reading form per
+extractor) and judged (the class derived from each reading, agreement, then the admission rule
+of its class).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from miscue.flows.stages.attempt import Judgement, RunResult, Stage, gather_all,
 from miscue.flows.stages.read import Read, ReadingSteps
 from miscue.flows.stages.shifts import shift_options
 from miscue import writing
-from miscue.briefs import BlindExtraction, ExtractionInput, Requirement, TargetedExtraction, WriterBrief
+from miscue.briefs import ExtractionInput, Requirement, WriterBrief
 from miscue.canonical import canonical_json, content_hash
 from miscue.config import GenerateConfig
 from miscue.host import Adapter
@@ -26,21 +26,22 @@ from miscue.planning import AttemptPlan, CellPlan, PlanError, Planner
 from miscue.reading import Departure, Reading, ReadingForm, planned_departure, single_class
 from miscue.schema import Attempt, Cell, GroundTruth, Intent, IntentGraph, Verdict
 from miscue.taxonomy import fault_type
-from miscue.verifiers.admission import admit, admit_reading
-from miscue.verifiers.agreement import (agreed_reading, blind_matches_plan, grounded_values, reading_matches_plan, readings_agree,
-                                       targeted_agree)
-from miscue.verifiers.text import check_text, mechanical
-
-Found = tuple[BlindExtraction | None, TargetedExtraction | None]
+from miscue.verifiers.admission import admit_reading
+from miscue.verifiers.agreement import agreed_reading, reading_matches_plan, readings_agree
+from miscue.verifiers.text import mechanical
 
 
 @dataclass
-class SinglePlan:
-    """One attempt of a k = 1 cell (see the module docstring)."""
+class SinglePlan(ReadingSteps):
+    """One attempt of a k = 1 cell (DESIGN section 6, steps 1-6: models read, code checks): the
+    type's card; the mechanical text checks; one reading form per extractor (:func:`read`), its
+    quotes, values and statuses checked by code; the class derived from each reading and held to
+    the plan (A failing: B is not asked), then to the other reading; admission executes the reading."""
 
     brief: WriterBrief
     cell_id: str = ""
     requirements: list[Requirement] | None = None  # the extractors' view (default: the brief's)
+    form: ReadingForm | None = None
 
     def record(self, graph: IntentGraph, index: int) -> Attempt:
         b = self.brief
@@ -55,45 +56,10 @@ class SinglePlan:
         row.card_version = version
         return writing.parse_writer((await call("writer", messages, version, row.call_ids)).text)
 
-    def check_text(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str, row: Attempt) -> Verdict | None:
-        return check_text(adapter, root, truth, self.brief, text)
-
     def extraction_input(self, text: str) -> ExtractionInput:
         b = self.brief
         return ExtractionInput(context=b.context, request=b.request, requirements=self.requirements or b.requirements,
                                text=text)
-
-    async def extract(self, call: Any, role: str, inp: ExtractionInput, call_ids: list[str]) -> Found:
-        return await extract_single(call, role, inp, call_ids)
-
-    def record_extraction(self, row: Attempt, who: str, found: Found) -> None:
-        blind, targeted = found
-        setattr(row, f"blind_{who}", blind.model_dump_json() if blind else None)
-        setattr(row, f"targeted_{who}", targeted.model_dump_json() if targeted else None)
-
-    def gate(self, found: Found, who: str) -> Verdict | None:
-        return blind_matches_plan(self.brief, found[0], who)
-
-    def judge(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str, a: Found, b: Found) -> Judgement:
-        verdict = blind_matches_plan(self.brief, b[0], "b") or \
-            targeted_agree(self.brief, a[1], b[1], grounded_values(adapter, root, self.brief.target))
-        if verdict is not None:
-            return Judgement(verdict)
-        admission = admit(adapter, root, truth, self.brief, a[1], text=text)  # type: ignore[arg-type]
-        verdict = admission.verdict
-        if admission.admitted and admission.executed == 0:
-            verdict = Verdict(stage="admit", code="admit:no_executed_reading")
-        return Judgement(verdict, canonical_json([r.record() for r in admission.readings]), admission.executed, admission)
-
-
-@dataclass
-class ReadingPlan(ReadingSteps, SinglePlan):
-    """A k = 1 attempt on the reading path (DESIGN section 6, steps 2-6: models read, code checks):
-    the mechanical text checks only; one reading form per extractor (:func:`read`), its quotes,
-    values and statuses checked by code; the class derived from each reading and held to the
-    plan (A failing: B is not asked), then to the other reading; admission executes the reading."""
-
-    form: ReadingForm | None = None
 
     @property
     def departure(self) -> Departure:
@@ -107,8 +73,7 @@ class ReadingPlan(ReadingSteps, SinglePlan):
         assert self.form is not None
         return reading_matches_plan(self.form, reading, self.departure, who)
 
-    def judge(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str,  # type: ignore[override]
-              a: Read, b: Read) -> Judgement:
+    def judge(self, adapter: Adapter, root: Intent, truth: GroundTruth, text: str, a: Read, b: Read) -> Judgement:
         assert self.form is not None
         verdict = self.gate(b, "b")
         if verdict is None:
@@ -122,16 +87,6 @@ class ReadingPlan(ReadingSteps, SinglePlan):
         if admission.admitted and admission.executed == 0:
             verdict = Verdict(stage="admit", code="admit:no_executed_reading")
         return Judgement(verdict, canonical_json([r.record() for r in admission.readings]), admission.executed, admission)
-
-
-async def extract_single(call: Any, role: str, inp: ExtractionInput, call_ids: list[str]) -> Found:
-    """The blind form, then the targeted form of the class the extractor found (none: no second call)."""
-    messages, version = writing.render_blind(inp)
-    blind = writing.parse_blind((await call(role, messages, version, call_ids)).text, inp.requirements)
-    if blind is None or blind.flaw == "none":
-        return blind, None
-    messages, version = writing.render_targeted(inp, blind.flaw)
-    return blind, writing.parse_targeted((await call(role, messages, version, call_ids)).text, inp.requirements)
 
 
 @dataclass
@@ -153,14 +108,10 @@ class SingleCell:
     def fault_types(self) -> list[str]:
         return [self.cell.fault_type]
 
-    reading: bool = False  # the reading path (DESIGN section 6) instead of the blind and targeted forms
-
     def plan(self, index: int) -> SinglePlan:
         planned: AttemptPlan = self.planner.attempt(self.cell, self.graph, index)
-        if self.reading:
-            return ReadingPlan(planned.brief, self.cell_id, planned.extraction,
-                               form=self.planner.reading_form(self.graph.root.intent))
-        return SinglePlan(planned.brief, self.cell_id, planned.extraction)
+        return SinglePlan(planned.brief, self.cell_id, planned.extraction,
+                          form=self.planner.reading_form(self.graph.root.intent))
 
     def refused(self, index: int, error: PlanError) -> Attempt:
         return refused_record(self.graph, self.cell_id, 1, self.fault_types, index, error)
@@ -169,8 +120,7 @@ class SingleCell:
         return content_hash(self.graph.graph_id, row.fault_types, row.targets, row.query)
 
     def evidence(self, row: Attempt, outcome: Any) -> str:
-        keys = ("reading_a", "reading_b") if self.reading else ("blind_a", "blind_b", "targeted_a", "targeted_b")
-        return canonical_json({k: getattr(row, k) for k in (*keys, "materials_json")})
+        return canonical_json({k: getattr(row, k) for k in ("reading_a", "reading_b", "materials_json")})
 
 
 class SingleFaultStage(Stage):
@@ -185,8 +135,7 @@ class SingleFaultStage(Stage):
                 fault_types=[cell.fault_type], status=cell.status, code=f"plan:{cell.status}",  # type: ignore[arg-type]
                 detail=cell.reason, attempts_used=0))
             return
-        unit = SingleCell(graph, cell, self.planner, self.config.attempts_for(cell.fault_type),
-                          reading=self.config.reading)
+        unit = SingleCell(graph, cell, self.planner, self.config.attempts_for(cell.fault_type))
         try:
             record, rows, admitted = await self.pipeline.cell(unit)
         except Deferred:  # --prompts-out: the cell waits for a reply the store does not hold yet

@@ -1,10 +1,10 @@
 """``miscue verify``: judge any request for a host task through the attempt pipeline.
 
-Without a claim the verifier is plan-free: both extractors read the text blind (which flaw, on
-which requirement) and the fault type they point to becomes the plan; with ``--fault-type`` and
-``--slot`` the claim is the plan. The materials the checks need are taken from extractor A's
-targeted answer, and the request goes through :meth:`AttemptPipeline.judge` like any attempt:
-grounded text checks, agreement, and the literal reading built from the text, executed.
+Without a claim the verifier is plan-free: both extractors read the text (never told a plan) and
+the fault type code derives from extractor A's reading becomes the plan; with ``--fault-type`` and
+``--slot`` the claim is the plan. The request then goes through :meth:`AttemptPipeline.judge` like
+any attempt: the mechanical text checks, agreement of the two readings, and the agreed reading
+executed.
 """
 
 from __future__ import annotations
@@ -15,18 +15,16 @@ from typing import Any
 
 from miscue.flows.stages.attempt import AttemptPipeline
 from miscue.flows.stages.read import Read, read as read_text
-from miscue.flows.stages.single import Found, ReadingPlan, SinglePlan, extract_single
+from miscue.flows.stages.single import SinglePlan
 from miscue import stoppable
-from miscue.briefs import BlindExtraction, ExtractionInput, Materials, TargetedExtraction, WriterBrief
+from miscue.briefs import ExtractionInput, WriterBrief
 from miscue.errors import BadInput
 from miscue.host import Adapter
-from miscue.language import cues, fold
 from miscue.llm import Gateway
 from miscue.planning import Planner
 from miscue.reading import NO_VALUE, Departure, Reading, single_class
 from miscue.schema import Attempt, GroundTruth, Intent, Verdict
 from miscue.taxonomy import FAULT_TYPES, SLOT_TARGETS, ExtractionClass, fault_type
-from miscue.verifiers.reading import read
 
 
 @dataclass
@@ -44,8 +42,7 @@ class Verification:
     fault_type: str | None = None
     slot: str | None = None
     steps: list[Step] = field(default_factory=list)
-    found: dict[str, dict[str, Any]] = field(default_factory=dict)  # extractor -> type, slot, class
-    reading: dict[str, Any] = field(default_factory=dict)  # slot -> what the text says
+    found: dict[str, dict[str, Any]] = field(default_factory=dict)  # extractor -> type, slot, class, reading
     verdict: Verdict | None = None
 
     @property
@@ -56,39 +53,9 @@ class Verification:
         return {
             "benchmark": self.benchmark, "task_id": self.task_id, "text": self.text,
             "fault_type": self.fault_type, "slot": self.slot, "admitted": self.admitted, "found": self.found,
-            "reading": self.reading,
             "verdict": self.verdict.model_dump() if self.verdict else {"stage": "admit", "code": "admitted", "detail": ""},
             "steps": [{"name": s.name, "ok": s.ok, "detail": s.detail} for s in self.steps],
         }
-
-
-def infer_type(blind: BlindExtraction, targeted: TargetedExtraction | None, intent: Intent, adapter: Adapter) -> str | None:
-    """The fault type an extraction points to (classes shared by two types are told apart)."""
-    candidates = [t for t in FAULT_TYPES.values() if t.extraction.value == blind.flaw]
-    if not candidates:
-        return None
-    if len(candidates) == 1:
-        return candidates[0].id
-    if blind.flaw == ExtractionClass.ambiguous.value:
-        return "lexical_ambiguity" if targeted is not None and targeted.second_reading else "syntactic_ambiguity"
-    said = fold(targeted.surface or "") if targeted is not None else ""
-    if said and cues.REFERRING.search(said):  # a pointer, even to an ordered value ("the budget I mentioned")
-        return "referential_ambiguity"
-    if said and cues.VAGUE.search(said):
-        return "vagueness_subjectivity"
-    ordered = blind.requirement is not None and adapter.is_ordered_slot(intent, blind.requirement)
-    return "vagueness_subjectivity" if ordered else "referential_ambiguity"
-
-
-def _materials(t: TargetedExtraction | None, brief: WriterBrief) -> Materials:
-    if t is None:
-        return Materials()
-    target = brief.requirement(brief.target)
-    return Materials(
-        wrong_value=t.stated_value, fallback=t.fallback, pointer=t.surface, vague_word=t.surface,
-        ambiguous_word=t.surface, senses=[target.spoken, t.second_reading] if (target and t.second_reading) else [],
-        extra=t.detail, mismatch=t.operation, off_topic=t.span,
-    )
 
 
 def _json(value: str | None) -> Any:
@@ -148,15 +115,6 @@ def steps_of(row: Attempt, truth_hash: str) -> list[Step]:
     return out
 
 
-def _finding(found: Found, intent: Intent, adapter: Adapter) -> dict[str, Any]:
-    blind, targeted = found
-    if blind is None:
-        return {"class": None, "fault_type": None, "slot": None, "targeted": None}
-    return {"class": blind.flaw, "slot": blind.requirement,
-            "fault_type": infer_type(blind, targeted, intent, adapter) if blind.flaw != "none" else None,
-            "targeted": targeted.model_dump(exclude_none=True) if targeted else None}
-
-
 #: the fault type of a derived class whose class one type has (the others: :func:`type_of_reading`)
 _TYPE_OF_CLASS = {t.extraction: t.id for t in FAULT_TYPES.values()
                   if sum(1 for u in FAULT_TYPES.values() if u.extraction == t.extraction) == 1}
@@ -194,11 +152,13 @@ def reading_input(adapter: Adapter, planner: Planner, intent: Intent, text: str)
     return inp, planner.reading_form(intent)
 
 
-async def verify_reading(adapter: Adapter, gateway: Gateway, task_id: str, text: str,
-                         claimed_type: str | None = None, claimed_slot: str | None = None) -> Verification:
-    """:func:`verify` on the reading path (DESIGN section 6): each extractor reads the text once;
+async def verify(adapter: Adapter, gateway: Gateway, task_id: str, text: str,
+                 claimed_type: str | None = None, claimed_slot: str | None = None) -> Verification:
+    """Judge ``text`` for ``task_id`` (DESIGN section 6): each extractor reads the text once;
     without a claim, the class code derives from extractor A's reading (and its target) is the
-    plan; then the attempt pipeline judges the text as any reading-path attempt."""
+    plan; then the attempt pipeline judges the text as any attempt."""
+    if not text or not text.strip():
+        raise BadInput("the request text is empty")
     result = Verification(adapter.benchmark, task_id, text, claimed_type, claimed_slot)
     intent, truth = task_intent(adapter, task_id)
     check_claim(intent, task_id, claimed_type, claimed_slot)
@@ -235,56 +195,7 @@ async def verify_reading(adapter: Adapter, gateway: Gateway, task_id: str, text:
     brief = WriterBrief(benchmark=adapter.benchmark, context=inp.context, request=inp.request, requirements=reqs,
                         fault_type=claimed_type, target=target)
     row.fault_types, row.targets = [claimed_type], [target]
-    plan = ReadingPlan(brief, requirements=inp.requirements, form=form)
-    row, _ = await pipeline.judge(plan, intent, truth, text, row, known_a=a, known_b=b)
-    result.steps += steps_of(row, truth.hash)
-    result.verdict = None if row.admitted else Verdict(stage=row.stage, code=row.code or "", detail=row.detail)  # type: ignore[arg-type]
-    return result
-
-
-async def verify(adapter: Adapter, gateway: Gateway, task_id: str, text: str,
-                 claimed_type: str | None = None, claimed_slot: str | None = None, reading: bool = True) -> Verification:
-    """Judge ``text`` for ``task_id`` (``reading``: on the reading path, :func:`verify_reading`)."""
-    if not text or not text.strip():
-        raise BadInput("the request text is empty")
-    if reading:
-        return await verify_reading(adapter, gateway, task_id, text, claimed_type, claimed_slot)
-    result = Verification(adapter.benchmark, task_id, text, claimed_type, claimed_slot)
-    intent, truth = task_intent(adapter, task_id)
-    check_claim(intent, task_id, claimed_type, claimed_slot)
-    planner = Planner(adapter)
-    reqs = planner.requirements(intent)
-    result.steps.append(Step("intent", True, {r.slot: r.spoken for r in reqs}))
-    result.reading = {s: {"state": st.state, "said": st.said()} for s, st in read(adapter, intent, text).slots.items()}
-    pipeline = AttemptPipeline(adapter, gateway)
-    inp = ExtractionInput(context=adapter.context_line(intent), request=adapter.request_phrase(intent),
-                          requirements=planner.requirements(intent, options=True), text=text)
-    row = Attempt(benchmark=adapter.benchmark, task_id=task_id, graph_id="", cell_id="", k=1, fault_types=[], attempt=0,
-                  query=text, call_ids=[], readings_json="[]", readings_executed=0, truth_hash=truth.hash)
-    a = await extract_single(pipeline.call, "extractor_a", inp, row.call_ids or [])
-    b = await extract_single(pipeline.call, "extractor_b", inp, row.call_ids or [])
-    result.found = {"a": _finding(a, intent, adapter), "b": _finding(b, intent, adapter)}
-    for who, found in (("a", a), ("b", b)):
-        result.steps.append(Step(f"extract_{who}", found[0] is not None, result.found[who]))
-    if claimed_type is None:
-        blind_a, targeted_a = a
-        if blind_a is None or blind_a.flaw == "none":
-            result.verdict = Verdict(stage="extract", code="extract:no_fault_found",
-                                     detail="extractor A finds no miscommunication")
-            return result
-        claimed_type = infer_type(blind_a, targeted_a, intent, adapter)
-    if claimed_slot is None and a[0] is not None:  # a claim without its slot: the one extractor A found
-        claimed_slot = a[0].requirement
-    assert claimed_type is not None
-    ft = fault_type(claimed_type)
-    target = claimed_slot if ft.target in SLOT_TARGETS else None
-    result.fault_type, result.slot = claimed_type, target
-    brief = WriterBrief(benchmark=adapter.benchmark, context=inp.context, request=inp.request, requirements=reqs,
-                        fault_type=claimed_type, target=target)
-    brief = brief.model_copy(update={"materials": _materials(a[1], brief)})
-    row.fault_types, row.targets = [claimed_type], [target]
-    plan = SinglePlan(brief, requirements=inp.requirements)
-    plan.record_extraction(row, "a", a)
+    plan = SinglePlan(brief, requirements=inp.requirements, form=form)
     row, _ = await pipeline.judge(plan, intent, truth, text, row, known_a=a, known_b=b)
     result.steps += steps_of(row, truth.hash)
     result.verdict = None if row.admitted else Verdict(stage=row.stage, code=row.code or "", detail=row.detail)  # type: ignore[arg-type]

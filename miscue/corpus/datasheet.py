@@ -25,8 +25,8 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "gt_value": "the acceptable outcomes (state hashes)",
         "shift_options": "the graph's children: operator, delta, target intent, its ground-truth hash, "
                          "whether the truth moved, a scripted announcement",
-        "evidence_json": "the extractors' readings (or, on the forms path, blind and targeted outputs) and the writer's "
-                         "materials",
+        "evidence_json": "the extractors' readings and the writer's materials (in rows carried over from a version of "
+                         "the retired forms path: its blind and targeted outputs)",
         "readings_json": "the literal reading(s) executed for admission, with their outcomes",
         "readings_executed": "how many literal readings were executed (0 is never admitted)",
         "models_json": "model id per role",
@@ -40,13 +40,14 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "attempt": "attempt index within the cell (0-based)",
         "query": "the request text the writer wrote (null when writing failed)",
         "materials_json": "the plan's materials given to the writer (target, wrong value, extra detail ...)",
-        "blind_a": "extractor A's blind answer (which flaw on which requirement), JSON",
-        "blind_b": "extractor B's blind answer (null when A already failed the plan)",
-        "targeted_a": "extractor A's targeted form for the class it found, JSON",
-        "targeted_b": "extractor B's targeted form, JSON",
-        "reading_a": "the reading path: extractor A's reading of the text (per requirement a status, value, "
-                     "candidates and verbatim quote; the operation, extras, off-topic passage, whether it asks), JSON",
-        "reading_b": "the reading path: extractor B's reading, JSON",
+        "blind_a": "the retired forms path's blind answer of extractor A; null except in rows carried over from a "
+                   "version built on that path",
+        "blind_b": "the same for extractor B",
+        "targeted_a": "the retired forms path's targeted answer of extractor A; null except in such carried-over rows",
+        "targeted_b": "the same for extractor B",
+        "reading_a": "extractor A's reading of the text (per requirement a status, value, candidates and verbatim "
+                     "quote; the operation, extras, off-topic passage, whether it asks), JSON",
+        "reading_b": "extractor B's reading (null when A's already failed the plan), JSON",
         "readings_json": "literal readings executed for admission and their outcomes",
         "readings_executed": "number of literal readings executed",
         "truth_hash": "ground-truth hash of the true intent",
@@ -115,18 +116,13 @@ def datasheet(man: dict[str, Any]) -> str:
     """The Markdown datasheet of a version (from its manifest)."""
     models = man.get("models", {})
     offline = man.get("offline_baselines")
-    reading = (man.get("config", {}).get("generate") or {}).get("reading", False)
     extraction = ("one reading of the text by each of two extractors of different families (per requirement its "
                   "status, legal value, candidates and verbatim quote), checked by code (quotes found, values legal), "
-                  "the fault derived from each reading by code" if reading else
-                  "blind and targeted extraction by two extractors of different families")
-    composite = man.get("config", {}).get("composite")
-    composites = "" if not composite else (
+                  "the fault derived from each reading by code")
+    composites = "" if not man.get("config", {}).get("composite") else (
         " Composite draws (k faults in one request) are read the same way, once per extractor for all k components, "
         "each component a departure code derives from the reading; each is admitted on its own and the merged reading "
-        "executed." if composite.get("reading", False) else
-        " Composite draws (k faults in one request) are read with a multi-flaw blind form and a targeted form per "
-        "component; each is admitted on its own and the merged reading executed.")
+        "executed.")
     lines = [
         f"# miscue corpus {man['version']}",
         "",
@@ -147,7 +143,7 @@ def datasheet(man: dict[str, Any]) -> str:
         "load host tasks -> validate and lift to true intents -> build intent graphs (every node executed) -> plan one "
         "cell per graph and applicable fault type -> up to N attempts per cell: write, mechanical text checks, "
         f"{extraction}, agreement, executable admission of the literal reading -> publish (this directory) -> report. "
-        "Every attempt is in `attempts` (with each extractor's reading on the reading path); every model exchange in "
+        "Every attempt is in `attempts` (with each extractor's reading); every model exchange in "
         f"`llm_calls`.{composites}",
         "",
         "Models: " + ", ".join(f"{role} `{m}`" for role, m in sorted(models.items())) + ".",

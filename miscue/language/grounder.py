@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 
 from miscue.language import cues
 from miscue.language.context import WINDOW, Context, sentences
-from miscue.language.domain import Detail, Domains, SlotDomain
+from miscue.language.domain import Domains
 from miscue.language.mentions import Grounding, Mention
 from miscue.language.structure import Structure
 from miscue.language.text import Token, close, fold, respell, tokens, words
@@ -354,31 +354,3 @@ class Grounder:
     def _token_span(toks: list[Token], a: int, b: int) -> tuple[int, int] | None:
         idx = [k for k, t in enumerate(toks) if t.start >= a and t.end <= b]
         return (idx[0], idx[-1] + 1) if idx else None
-
-    # ----------------------------------------------------------------------------- resolve
-    def resolve(self, slot: str, phrase: str | None) -> set[str]:
-        """The value keys of ``slot`` a phrase (e.g. an extractor's quoted value) names."""
-        if not phrase or slot not in self.domains:
-            return set()
-        found = self.ground(phrase)
-        keys = {v for m in found.touching(slot, "value", "current") for v in m.values if m.slots == (slot,) or slot in m.slots}
-        if keys:
-            return keys
-        d: SlotDomain = self.domains[slot]
-        parts = {k for m in found.touching(slot, "member") for k in m.values}
-        if parts:  # a list said part by part: the value of exactly those parts, else every value holding them
-            exact = {v.key for v in d.values if v.members == parts}
-            return exact or {v.key for v in d.values if v.members and parts <= v.members}
-        target = words(phrase)
-        return {v.key for v in d.values if any(words(f) == target for f in v.heard)}
-
-    def detail(self, kind: str, phrase: str | None) -> Detail | None:
-        """The operation or extra detail a phrase names (the longest form found in it)."""
-        if not phrase:
-            return None
-        found = [m for m in self.ground(phrase).details(kind)]
-        if not found:
-            return None
-        best = max(found, key=lambda m: m.end - m.start)
-        return next((d for d in self.domains.details if d.kind == kind and d.ref == best.ref), None)
-

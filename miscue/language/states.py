@@ -52,12 +52,6 @@ class TextReading:
     def __getitem__(self, slot: str) -> SlotReading:
         return self.slots[slot]
 
-    def operations(self) -> list[Mention]:
-        return self.grounding.details("operation")
-
-    def extras(self) -> list[Mention]:
-        return self.grounding.details("extra")
-
 
 def _list_state(g: Grounding, d: SlotDomain) -> SlotReading:
     """A list value said part by part: the legal value whose every part the text names (parts

@@ -8,12 +8,9 @@
   ``<composite>{"components": [...]}</composite>`` with :func:`~miscue.offline.writer.write_composite`
   and a second pass's ``<transform>{"text", "components", "keep"}</transform>`` with
   :func:`~miscue.offline.writer.write_transform`;
-- ``offline/lexical`` and ``offline/parse`` answer the reading form (``<input>`` JSON holding
-  ``input`` and ``form``) with a :class:`~miscue.reading.Reading` from their own evidence; they
-  read the ``<input>…</input>`` JSON (an :class:`ExtractionInput`) and, when a
-  ``<form>CLASS</form>`` is present, answer the targeted form for that class (with
-  ``<scope>composite</scope>``: the composite-aware variant), for ``<form>multi</form>`` every
-  flaw found (``{"flaws": [...]}``), else the blind form; the answer is a JSON object.
+- ``offline/lexical`` and ``offline/parse`` answer the reading form (the ``<input>…</input>`` JSON
+  holding ``input``, an :class:`ExtractionInput`, and ``form``, a :class:`ReadingForm`) with a
+  :class:`~miscue.reading.Reading` from their own evidence, as a JSON object.
 
 A prompt the handler cannot read (no tag, bad JSON, off-schema) gets an empty reply, never an
 exception (the gateway treats an empty reply as a failed attempt). Usage is counted
@@ -30,7 +27,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from miscue.briefs import FLAWS, ExtractionInput, WriterBrief
+from miscue.briefs import ExtractionInput, WriterBrief
 from miscue.llm.env import load_litellm
 from miscue.reading import ReadingForm
 from miscue.offline import extractors as _extractors
@@ -42,11 +39,8 @@ MODEL_NAMES = tuple(f"{PROVIDER}/{m}" for m in MODELS)
 
 _BRIEF = re.compile(r"<brief>(.*?)</brief>", re.DOTALL)
 _INPUT = re.compile(r"<input>(.*?)</input>", re.DOTALL)
-_FORM = re.compile(r"<form>\s*([A-Za-z_]+)\s*</form>")
 _COMPOSITE = re.compile(r"<composite>(.*?)</composite>", re.DOTALL)
 _TRANSFORM = re.compile(r"<transform>(.*?)</transform>", re.DOTALL)
-_SCOPE = re.compile(r"<scope>\s*composite\s*</scope>")
-MULTI_FORM = "multi"  # <form>multi</form>: the multi-flaw blind form of composites
 
 
 def _content_text(content: Any) -> str:
@@ -104,23 +98,10 @@ def answer(model: str, messages: Any) -> str:
                 return ""
             extractor = _extractors.EXTRACTORS[name]
             data = json.loads(raw.strip())
-            if isinstance(data, dict) and "form" in data and "input" in data:  # the reading form
-                reading = extractor.read(ExtractionInput.model_validate(data["input"]), ReadingForm.from_dict(data["form"]))
-                return reading.model_dump_json()
-            inp = ExtractionInput.model_validate(data)
-            form = _last(_FORM, text)
-            if form is None:
-                result = extractor.blind(inp)
-            elif form == MULTI_FORM:
-                found = extractor.blind_multi(inp)
-                return json.dumps({"flaws": [f.model_dump(mode="json") for f in found]}, ensure_ascii=False)
-            elif form in FLAWS and _SCOPE.search(text):
-                result = extractor.targeted_multi(inp, form)
-            elif form in FLAWS:
-                result = extractor.targeted(inp, form)
-            else:
-                return ""
-            return json.dumps(result.model_dump(mode="json"), ensure_ascii=False)
+            if not (isinstance(data, dict) and "form" in data and "input" in data):
+                return ""  # not the reading form
+            reading = extractor.read(ExtractionInput.model_validate(data["input"]), ReadingForm.from_dict(data["form"]))
+            return reading.model_dump_json()
     except (ValidationError, ValueError, TypeError, KeyError, IndexError, AttributeError):
         return ""
     return ""

@@ -187,9 +187,9 @@ def build_report(artifacts: Path, version: str) -> Report:
         ["Fault type", "Attempts extracted", "Extractor A plan-match rate", "Both extractors ran",
          "Agreed (both, with the plan)", "Agreement rate"],
         [[ft, ex, _div(both, ex), both, ag, _div(ag, both)] for ft, ex, both, ag in rows_x],
-        note="Extractor B runs only when A's answer matches the plan (its reading's derived class and target, or its "
-             "blind answer on the forms path); agreement = both extractors agree with each other and with the plan on "
-             "class, target and what they read the target as.",
+        note="Extractor B runs only when A's answer matches the plan (its reading's derived class and target; in "
+             "versions of the retired forms path, its blind answer); agreement = both extractors agree with each "
+             "other and with the plan on class, target and what they read the target as.",
         chart=Chart("Extractor agreement rate per fault type", [r[0] for r in rows_x],
                     [("agreement", [_div(r[3], r[2]) or 0.0 for r in rows_x])], percent=True)))
 

@@ -38,9 +38,6 @@ def _check_run(result, ks):
         assert len(slots) == len(set(slots)), "two components on the same slot"
         evidence = json.loads(s.evidence_json)
         assert [c["fault_type"] for c in evidence["components"]] == s.fault_types and evidence["k"] == s.k == len(s.fault_types)
-        claimed = [c["targeted_a"]["requirement"] for c in evidence["components"]
-                   if c["requirement"] is not None and c["targeted_a"] is not None]  # (the forms path's answers)
-        assert len(claimed) == len(set(claimed))
         assert all(c["found_a"] and c["found_b"] and c["admitted"] for c in evidence["components"])
         assert s.readings_executed >= 1 and evidence["merged"] is not None
     for cell in result.cells:
@@ -53,8 +50,7 @@ def _check_run(result, ks):
 @pytest.fixture(scope="module")
 def retail_run(tmp_path_factory, retail, retail_build):
     gateway = offline_gateway(tmp_path_factory.mktemp("store"))
-    # the forms path: its grounded text checks catch a second pass that repaired a fault
-    return run_composites(retail, retail_build.graphs, gateway, CompositeConfig(ks=[2, 4], per_k=30, reading=False))
+    return run_composites(retail, retail_build.graphs, gateway, CompositeConfig(ks=[2, 4], per_k=30))
 
 
 def test_retail_composites_k2_k4_and_the_coverage_acceptance(retail_run, tmp_path):
@@ -69,9 +65,9 @@ def test_retail_composites_k2_k4_and_the_coverage_acceptance(retail_run, tmp_pat
     assert max(in_combos.values()) / len(combos) <= 0.6, in_combos
     assert four["max_type_share"] == round(max(in_samples.values()) / len(samples), 4)
     assert len(in_samples) >= 8, "coverage reaches most types"
-    # the second pass ran, slipped sometimes, and its repairs were caught
-    attempts = [a for a in retail_run.attempts if a.k == 4]
-    assert four["two_pass_attempts"] > 0 and any(a.code == "composite:repaired_by_transform" for a in attempts)
+    # the second pass ran; what each reader reads of its text is judged like any other
+    assert four["two_pass_attempts"] > 0
+    _check_readings(retail_run)
     two_pass = [s for s in samples if json.loads(s.evidence_json)["two_pass"]]
     assert two_pass and all(json.loads(s.evidence_json)["first_pass"] for s in two_pass)
     # every rejected draw keeps its verdict, and the ledger is written and queryable
@@ -104,7 +100,7 @@ def test_coverage_control_is_what_keeps_any_type_from_dominating(retail, retail_
 
 
 def _check_readings(result):
-    """The reading path (the default): each extractor read each text once for all k components,
+    """Each extractor read each text once for all k components,
     B only after A's reading derived every planned component, and code judged what they read."""
     read = [a for a in result.attempts if a.reading_a is not None]
     assert read and all(a.blind_a is None and a.targeted_a is None for a in result.attempts)

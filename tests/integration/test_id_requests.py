@@ -1,10 +1,10 @@
 """Requests in the style of the reference release's LLM-written ones, which name items, payment
 methods, reservations and flights by their host ids ("exchange item 8384507844 for item
 7624783998", "charge gift_card_7245904"), read on the reading path by stand-in readers and
-judged by `miscue verify --reading` with their claim (tests/data/id_requests/README.md: the texts
+judged by `miscue verify` with their claim (tests/data/id_requests/README.md: the texts
 are this project's own; the replies were made by stand-in models given only the rendered prompts).
 
-The forms path refused texts like these (its rule grammar looked for the new item's options in
+The retired forms path refused texts like these (its rule grammar looked for the new item's options in
 words); on the reading path the form tells a reader which ids name which value, so they are read,
 checked and executed like any other text."""
 
@@ -51,7 +51,7 @@ def test_the_committed_prompts_are_the_ones_verify_sends(prompts):
 @pytest.mark.parametrize("row", REQUESTS, ids=[r["id"] for r in REQUESTS])
 def test_a_request_naming_ids_is_read_and_admitted_as_its_fault(gateway, row):
     adapter = adapter_for(row["benchmark"])
-    v = verify_sync(adapter, gateway, row["task_id"], row["text"], row["claimed_type"], row["slot"], reading=True)
+    v = verify_sync(adapter, gateway, row["task_id"], row["text"], row["claimed_type"], row["slot"])
     assert gateway.missing == {}, "a prompt without a committed reply"
     if row["id"] in MISREAD:
         assert v.as_dict()["verdict"]["code"] == MISREAD[row["id"]] and v.found["b"]["class"] == "mismatch"
@@ -72,8 +72,7 @@ def test_the_offline_readers_read_ids_too(tmp_path):
     admitted, by_id = set(), 0
     gateway = offline_gateway(tmp_path / "store")
     for row in REQUESTS:
-        v = verify_sync(adapter_for(row["benchmark"]), gateway, row["task_id"], row["text"], row["claimed_type"], row["slot"],
-                        reading=True)
+        v = verify_sync(adapter_for(row["benchmark"]), gateway, row["task_id"], row["text"], row["claimed_type"], row["slot"])
         if v.admitted:
             admitted.add(row["id"])
         reading = (v.found.get("a") or {}).get("reading") or {}

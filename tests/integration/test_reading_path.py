@@ -1,4 +1,4 @@
-"""The single-fault stage on the reading path (DESIGN section 6, ``GenerateConfig.reading``): one
+"""The single-fault stage on the reading path (DESIGN section 6), the only one there is: one
 reading per extractor, checked by code, the class derived from it and held to the plan and the
 other reading, the reading executed in the real tau2 environment -- with the embedded offline
 models in process, and through litellm against a local OpenAI-compatible server that is sent
@@ -27,7 +27,7 @@ MECHANICAL = {"text:empty", "text:internal_syntax", "text:meta_commentary", "tex
 @pytest.fixture(scope="module")
 def reading_run(retail, retail_build, tmp_path_factory):
     graphs = [g for g in retail_build.graphs if g.task_id in TASKS]
-    stage = SingleFaultStage(retail, offline_gateway(tmp_path_factory.mktemp("store")), GenerateConfig(reading=True))
+    stage = SingleFaultStage(retail, offline_gateway(tmp_path_factory.mktemp("store")), GenerateConfig())
     return stage, {g.graph_id: g for g in graphs}, asyncio.run(stage.run(graphs))
 
 
@@ -50,7 +50,7 @@ def test_each_extractor_reads_once_and_code_derives_the_class(reading_run):
             assert single_class(Reading.model_validate_json(who), form) == planned  # derived, never asked
         executed = json.loads(a.readings_json)
         assert executed and all(r["source"] == "reading" and r["gt_hash"] for r in executed)
-    assert len(result.calls) / len(written) <= 3.0  # the forms path makes up to five per attempt
+    assert len(result.calls) / len(written) <= 3.0  # the retired forms path made up to five per attempt
 
 
 def test_the_offline_baseline_admits_most_cells_on_the_reading_path(reading_run):
@@ -81,7 +81,7 @@ def test_over_http_each_reader_is_sent_the_tasks_reply_schema(retail, retail_bui
             return reply(answer(offline[body["model"]], body["messages"])) if action is self.default else action
 
     graphs = [g for g in retail_build.graphs if g.task_id == "7"]
-    config = GenerateConfig(reading=True, attempts=1, fault_types=["factual_error", "insufficient_information"])
+    config = GenerateConfig(attempts=1, fault_types=["factual_error", "insufficient_information"])
     with ModelServer(default=reply("unused")) as server:
         params = {"api_base": server.base_url, "api_key": "sk-local"}
         llm = LLMConfig(writer=RoleConfig(model="openai/stub-writer", params=params),
@@ -114,11 +114,11 @@ def test_over_http_each_reader_is_sent_the_tasks_reply_schema(retail, retail_bui
      None, False, None, "extract:no_fault_found"),
 ])
 def test_verify_runs_the_reading_path(retail, tmp_path, text, claim, admitted, fault, code):
-    """``miscue verify --reading``: the same path as a reading-path attempt, plan-free or with a claim."""
+    """``miscue verify``: the same path as a generated attempt, plan-free or with a claim."""
     from miscue.flows.stages.verify import verify_sync
 
     claimed_type, slot = claim or (None, None)
-    v = verify_sync(retail, offline_gateway(tmp_path), "7", text, claimed_type, slot, reading=True)
+    v = verify_sync(retail, offline_gateway(tmp_path), "7", text, claimed_type, slot)
     assert (v.admitted, v.fault_type, v.as_dict()["verdict"]["code"]) == (admitted, fault, code), v.as_dict()["verdict"]
     assert v.found["a"]["reading"] is not None and "blind" not in str(v.found)
 

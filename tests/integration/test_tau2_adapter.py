@@ -11,7 +11,8 @@ from miscue.host import NotExecutable
 from miscue.adapters.tau2.exec import NaiveExecutor, ToolCall
 from miscue.schema import Condition
 from miscue.flows.registry import adapter_for
-from miscue.verifiers.reading import read
+
+from support.grounded import read
 
 
 def checks(adapter):

@@ -121,12 +121,10 @@ def test_the_issue_examples_get_their_verdicts(tmp_path, benchmark, task, text, 
         assert out["verdict"]["stage"] == "admit"  # read as a pointer; refused because the drop is not executable
 
 
-@pytest.mark.parametrize("path", ["--forms", "--reading"])
-def test_the_readings_do_not_depend_on_the_string_hash_seed(tmp_path, path):
-    """On the forms path a fallback the extractor quotes resolves to a set of values; the readings
-    run in the domain's order, so a rebuild in another process publishes the same readings (seed 4
-    used to put the electric kettle first, seeds 1-3 the pet bed). On the reading path the readings
-    executed are the same in both processes too."""
+def test_the_readings_do_not_depend_on_the_string_hash_seed(tmp_path):
+    """The readings executed are the same in two processes with different string hash seeds, so a
+    rebuild in another process publishes the same readings (the retired forms path once put the
+    electric kettle first under seed 4, the pet bed under seeds 1-3)."""
     import os
     import subprocess
     import sys
@@ -137,12 +135,11 @@ def test_the_readings_do_not_depend_on_the_string_hash_seed(tmp_path, path):
     for seed in ("1", "4"):
         proc = subprocess.run(
             [sys.executable, "-c", "from miscue.flows.cli import main; main()", "verify", "-b", "tau2-retail", "--task", "26",
-             "-t", "false_presupposition", "--slot", "return.items", "--json", "--artifacts", str(tmp_path / seed), path,
-             text],
+             "-t", "false_presupposition", "--slot", "return.items", "--json", "--artifacts", str(tmp_path / seed), text],
             env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True, text=True, check=True)
         steps = json.loads(proc.stdout)["steps"]
         out.append([r["conditions"] for s in steps if s.get("name") == "admission" for r in s["detail"]["readings"]])
-    assert len(out[0]) == (2 if path == "--forms" else 1) and out[0] == out[1]
+    assert len(out[0]) == 1 and out[0] == out[1]
 
 
 def test_one_passenger_told_over_several_clauses_is_the_request_not_chatter(tmp_path):

@@ -4,6 +4,7 @@ per fault type: the fixtures of the offline-model and card tests (independent of
 from __future__ import annotations
 
 from miscue.briefs import Act, ExtractionInput, Identity, Materials, Option, Requirement, Role, WriterBrief
+from miscue.reading import FormRequirement, ReadingForm
 
 RETAIL = dict(
     benchmark="tau2-retail",
@@ -101,3 +102,12 @@ def extraction_input(brief: WriterBrief, text: str) -> ExtractionInput:
                                  "options": [Option(say=say, also=also) for say, also in FORM[r.slot][1]]})
             for r in brief.requirements]
     return ExtractionInput(context=brief.context, request=brief.request, requirements=reqs, text=text)
+
+
+def reading_form(brief: WriterBrief) -> ReadingForm:
+    """A reading form of the brief's requirements (the true value and the other options, as said)."""
+    reqs = tuple(FormRequirement(slot=r.slot, phrase=r.phrase, truth=r.spoken,
+                                 values=tuple(dict.fromkeys([r.spoken, *(o.say for o in r.options)])),
+                                 says=tuple(r.says))
+                 for r in extraction_input(brief, "").requirements)
+    return ReadingForm(requirements=reqs, operation=brief.request, operations=(brief.request, "cancel a pending order"))

@@ -1,4 +1,4 @@
-"""Prompt cards and extraction forms (miscue.writing, prompts/)."""
+"""Prompt cards and the reading form (miscue.writing, prompts/)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from miscue.briefs import FLAWS, ExtractionInput, Materials, WriterBrief
+from miscue.briefs import ExtractionInput, Materials, WriterBrief
 from miscue.offline import writer
 from miscue.taxonomy import FAULT_TYPES
 from miscue.writer_view import word_budget
@@ -18,14 +18,11 @@ from miscue.writing import (
     PROMPTS_DIR,
     PromptSet,
     card_versions,
-    parse_blind,
-    parse_targeted,
-    render_blind,
-    render_targeted,
+    render_read,
     render_writer,
 )
 
-from support.briefs import DOMAINS, FORM, extraction_input, make_brief
+from support.briefs import DOMAINS, FORM, extraction_input, make_brief, reading_form
 
 # Every way a fault type could be named in a form (ids and their human spellings).
 TYPE_NAMES = sorted({n for ft in FAULT_TYPES for n in (ft, ft.replace("_", " "))}
@@ -129,15 +126,15 @@ def test_unknown_fault_type_is_refused():
 
 def test_versions_are_stable_and_distinct():
     versions = card_versions()
-    assert set(versions) == set(FAULT_TYPES) | {"extract_blind", "extract_targeted"}
+    assert set(versions) == set(FAULT_TYPES) | {"read"}
     assert all(re.fullmatch(r"[0-9a-f]{16}", v) for v in versions.values())
     assert len(set(versions.values())) == len(versions)
     assert versions == card_versions() == PromptSet(PROMPTS_DIR).versions()
     for ft in FAULT_TYPES:
         assert render_writer(make_brief("retail", ft))[1] == versions[ft]
-    inp = extraction_input(make_brief("retail", "factual_error"), "text")
-    assert render_blind(inp)[1] == versions["extract_blind"]
-    assert render_targeted(inp, "marked")[1] == versions["extract_targeted"]
+    brief = make_brief("retail", "factual_error")
+    form = reading_form(brief)
+    assert render_read(extraction_input(brief, "text"), form)[1] == f"{versions['read']}+{form.schema_hash()}"
 
 
 def test_editing_a_template_changes_exactly_the_versions_that_use_it(tmp_path):
@@ -162,27 +159,28 @@ def test_editing_a_template_changes_exactly_the_versions_that_use_it(tmp_path):
     changed = {k for k in before if after_card[k] != after_frame[k]}
     assert changed == set(FAULT_TYPES)
 
-    form = root / "extract_blind.j2"
+    form = root / "read.j2"
     form.write_text(form.read_text(encoding="utf-8") + " ", encoding="utf-8")
     after_form = PromptSet(root).versions()
-    assert {k for k in before if after_frame[k] != after_form[k]} == {"extract_blind"}
+    assert {k for k in before if after_frame[k] != after_form[k]} == {"read"}
 
 
 # ---------------------------------------------------------------------------------------------
-# Extraction forms
+# The reading form
 # ---------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
 @pytest.mark.parametrize("fault_type", list(FAULT_TYPES))
-def test_blind_form_never_reveals_the_plan(domain, fault_type):
+def test_reading_form_never_reveals_the_plan(domain, fault_type):
     brief = make_brief(domain, fault_type, attempt=1)
+    form = reading_form(brief)
     # on a neutral text, nothing of the plan may appear anywhere in the form
     neutral = extraction_input(brief, writer.write_plain(brief))
     # on the faulty text, nothing of the plan may appear outside the quoted text
     faulty = extraction_input(brief, writer.write(brief))
     for inp in (neutral, faulty):
-        messages, _ = render_blind(inp)
+        messages, _ = render_read(inp, form)
         whole = "\n".join(m["content"] for m in messages)
         outside = whole.replace(json.dumps(inp.text)[1:-1], "").replace(inp.text, "").lower()
         for name in TYPE_NAMES:
@@ -191,84 +189,14 @@ def test_blind_form_never_reveals_the_plan(domain, fault_type):
         for r in inp.requirements:  # the truth and every legal value are shown on purpose, all alike
             for said in sorted({r.spoken, *r.says, *(x for o in r.options for x in (o.say, *o.also))}, key=len, reverse=True):
                 truthless = truthless.replace(said.lower(), "")
+        examples = (Path(PROMPTS_DIR) / "read.j2").read_text(encoding="utf-8").lower()  # the form's own, every task's
         for material in materials_of(brief):
-            assert material.lower() not in truthless, material
-        assert "<form>" not in whole
+            assert material.lower() not in truthless or material.lower() in examples, material
         found = re.findall(r"<input>(.*?)</input>", whole, re.DOTALL)
-        assert len(found) == 1 and ExtractionInput.model_validate_json(found[0]) == inp
+        assert len(found) == 1 and ExtractionInput.model_validate(json.loads(found[0])["input"]) == inp
         for r in brief.requirements:
             assert r.slot in whole and r.phrase in whole and r.spoken in whole
-        for flaw in (*FLAWS, "none"):
-            assert f"- {flaw}:" in whole
     assert fault_type not in json.dumps(ExtractionInput.model_json_schema())
-
-
-@pytest.mark.parametrize("flaw", FLAWS)
-def test_targeted_form_asks_for_what_its_class_needs(flaw):
-    brief = make_brief("airline", "factual_error")
-    inp = extraction_input(brief, writer.write_plain(brief))
-    messages, version = render_targeted(inp, flaw)
-    text = user(messages)
-    assert re.findall(r"<form>(.*?)</form>", text) == [flaw]
-    found = re.findall(r"<input>(.*?)</input>", text, re.DOTALL)
-    assert len(found) == 1 and ExtractionInput.model_validate_json(found[0]) == inp
-    needs = {"substituted": ["requirement", "stated_value"],
-             "presupposed": ["requirement", "clause", "fallback"],
-             "withheld": ["requirement"],
-             "marked": ["requirement", "surface"],
-             "ambiguous": ["requirement", "surface", "second_reading"],
-             "extras": ["detail"], "mismatch": ["operation"], "noise": ["span"],
-             "oblique": ["request_stated"]}[flaw]
-    shape = re.search(r"Answer shape: (.*)", text).group(1)
-    keys = set(re.findall(r'"(\w+)":', shape)) - {"flaw"}
-    assert keys == set(needs)
-    for name in TYPE_NAMES:
-        assert name not in text.lower().replace(inp.text.lower(), ""), name
-
-
-def test_targeted_form_refuses_an_unknown_class():
-    inp = extraction_input(make_brief("retail", "factual_error"), "text")
-    with pytest.raises(ValueError, match="no targeted form"):
-        render_targeted(inp, "none")
-    with pytest.raises(ValueError, match="no targeted form"):
-        render_targeted(inp, "factual_error")
-
-
-# ---------------------------------------------------------------------------------------------
-# Reply parsing
-# ---------------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("reply,expected", [
-    ('{"flaw": "marked", "requirement": "old_item"}', ("marked", "old_item")),
-    ('Sure!\n```json\n{"flaw": "none", "requirement": null}\n```', ("none", None)),
-    ('{"flaw": "Noise", "requirement": "null"}', ("noise", None)),
-    ('{"flaw": "withheld"}', ("withheld", None)),
-])
-def test_parse_blind_accepts_well_formed_replies(reply, expected):
-    found = parse_blind(reply)
-    assert found is not None and (found.flaw, found.requirement) == expected
-
-
-@pytest.mark.parametrize("reply", [
-    None, "", "no json here", '{"flaw": "factual_error", "requirement": "x"}', '{"requirement": "x"}',
-    '{"flaw": "marked", "requirement": 3}', '["flaw", "marked"]', '{"flaw": "marked", "requirement": "x"',
-])
-def test_parse_blind_rejects_malformed_replies(reply):
-    assert parse_blind(reply) is None
-
-
-def test_parse_targeted():
-    found = parse_targeted('{"flaw": "presupposed", "requirement": "cabin_class", '
-                           '"clause": "since business is gone", "fallback": "economy", "extra_key": 1}')
-    assert found is not None and (found.requirement, found.clause, found.fallback) == (
-        "cabin_class", "since business is gone", "economy")
-    assert parse_targeted('{"flaw": "oblique", "request_stated": false}').request_stated is False
-    assert parse_targeted('{"flaw": "oblique", "request_stated": "no"}').request_stated is False
-    assert parse_targeted('{"flaw": "oblique", "request_stated": "maybe"}') is None
-    assert parse_targeted('{"flaw": "substituted", "stated_value": ["a", "b"]}') is None
-    assert parse_targeted('{"flaw": "bogus"}') is None
-    assert parse_targeted("nothing") is None
 
 
 def test_prompt_set_reports_a_missing_template_as_an_incomplete_installation(tmp_path):
@@ -279,8 +207,9 @@ def test_prompt_set_reports_a_missing_template_as_an_incomplete_installation(tmp
     (tmp_path / "prompts" / "cards" / "vagueness_subjectivity.j2").unlink()
     with pytest.raises(MissingResource, match="vagueness_subjectivity.j2"):
         PromptSet(tmp_path / "prompts").check()
-    (tmp_path / "prompts" / "extract_blind.j2").unlink()
-    with pytest.raises(MissingResource, match="extract_blind.j2.*installation is incomplete"):
-        PromptSet(tmp_path / "prompts").render_blind(extraction_input(make_brief("retail", "factual_error"), "text"))
+    (tmp_path / "prompts" / "read.j2").unlink()
+    brief = make_brief("retail", "factual_error")
+    with pytest.raises(MissingResource, match="read.j2.*installation is incomplete"):
+        PromptSet(tmp_path / "prompts").render_read(extraction_input(brief, "text"), reading_form(brief))
     PromptSet(PROMPTS_DIR).check()
     assert Path(PROMPTS_DIR).name == "prompts"

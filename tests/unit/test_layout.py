@@ -98,12 +98,12 @@ def test_no_private_name_is_imported_from_another_module():
 ENGLISH_ROOM = "miscue/offline/"
 MECHANICAL = {"verifiers/text.py": "meta-commentary and leaked internal syntax (DESIGN 6, step 2)"}
 NOT_YET_MOVED = {
-    "miscue/language/cues.py": "the grounder's cue words: used by the forms path and by graph settling",
-    "miscue/language/grounder.py": "the grounder: used by the forms path and by graph settling",
+    "miscue/language/cues.py": "the grounder's cue words: used by graph settling, the planner and the offline readers",
+    "miscue/language/grounder.py": "the grounder: used by graph settling, the planner and the offline readers",
     "miscue/language/structure.py": "the grounder's clause structure",
     "miscue/requirements/cues.py": "reads tau2 task instructions (indifference, premises) when graphs are built",
     "miscue/planning/materials.py": "vets writer materials (negated attributes) before a brief is written",
-    "miscue/model_replies.py": "tolerant parsing of the forms path's replies (attachment words)",
+    "miscue/model_replies.py": "the writer reply's label ('Message:') before the message",
     "miscue/reports/style.py": "the report's style measures (form phrases, identity mentions)",
     "miscue/writer_view.py": "the writer view's own labels ('(2 times)', '(first)')",
     "adapters/webshop/forms.py": "catalogue option strings ('(pack of 3)'): host vocabulary as regex, not yet as tables",

@@ -9,7 +9,8 @@ from miscue.adapters.webshop import WebShopAdapter
 from miscue.adapters.webshop.forms import attr_forms, attr_heard, price_forms
 from miscue.language import words
 from miscue.schema import Intent
-from miscue.verifiers.reading import read
+
+from support.grounded import read
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +116,8 @@ def test_operations_follow_the_adapters_mismatches(webshop, intents):
     assert [d.ref for d in ops] == [f"mismatch:{i}" for i in range(len(mismatches))]
     assert [d.forms[0] for d in ops] == [m.phrase for m in mismatches]
     sort = next(i for i, m in enumerate(mismatches) if m.reading.base["operation"] == "sort_by_price")
-    found = read(webshop, intent, "Sort the soy free protein bars by lowest price and take the first one").operations()
+    found = read(webshop, intent, "Sort the soy free protein bars by lowest price and take the first one").grounding.details(
+        "operation")
     assert {m.ref for m in found} == {f"mismatch:{sort}"}
 
 
@@ -124,7 +126,7 @@ def test_extras_are_said_as_their_values(webshop, intents):
     extras = webshop.extras(intent)
     assert extras
     for i, e in enumerate(extras):
-        found = read(webshop, intent, f"storage bookshelf in oak under $200, {e.phrase}").extras()
+        found = read(webshop, intent, f"storage bookshelf in oak under $200, {e.phrase}").grounding.details("extra")
         assert f"extra:{i}" in {m.ref for m in found}, e.phrase
 
 

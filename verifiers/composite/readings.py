@@ -13,7 +13,8 @@ components are the departures code derives from the reading. A composite is admi
    requirement at its true value, executed by the single-fault rule of its class
    (:func:`miscue.verifiers.admission.admit_reading`);
 5. the merged reading (every component's executed reading applied at once) is executed and
-   recorded, as for the forms path (its failure is recorded, not fatal).
+   recorded (its failure is recorded, not fatal, unless no component reading was executed at
+   all: ``composite:no_executed_reading``).
 """
 
 from __future__ import annotations
@@ -27,9 +28,8 @@ from miscue.schema import GroundTruth, Intent, Verdict
 from miscue.taxonomy import WHOLE_MESSAGE_TYPES
 from miscue.verifiers.admission import admit_reading
 from miscue.verifiers.agreement import agreed_reading, read_alike
-from miscue.verifiers.composite.extraction import composite_verdict
 from miscue.verifiers.composite.merged import merged_reading, moved_reading
-from miscue.verifiers.composite.verdict import ComponentResult, CompositeResult
+from miscue.verifiers.composite.verdict import ComponentResult, CompositeResult, composite_verdict
 
 
 def planned(plan: CompositeAttemptPlan) -> list[Departure]:
@@ -71,7 +71,7 @@ def value_inside_off_topic(form: ReadingForm, reading: Reading, text: str) -> Ve
 def verify_composite_reading(adapter: Adapter, root: Intent, truth: GroundTruth, plan: CompositeAttemptPlan,
                              form: ReadingForm, text: str, a: Reading, b: Reading) -> CompositeResult:
     """Steps 1-5 of the module docstring on two readings that hold (checked by the caller)."""
-    comps = [ComponentResult(ap, found_a=True, found_b=True) for ap in plan.components]
+    comps = [ComponentResult(ap) for ap in plan.components]
     result = CompositeResult(None, comps)
 
     def done(verdict: Verdict | None) -> CompositeResult:

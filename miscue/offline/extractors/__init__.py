@@ -10,10 +10,8 @@ They are independent algorithms:
 ``parse`` (:mod:`.parse`)
     parsing the text into clauses and (requirement, value) pairs, diffed against the truth.
 
-Each exposes ``blind(inp) -> BlindExtraction`` and ``targeted(inp, flaw) -> TargetedExtraction``,
-and for composite texts ``blind_multi(inp) -> list[BlindExtraction]`` (every detector, not the
-first that fires) and ``targeted_multi(inp, flaw)``; the forms' plumbing is their one base class
-(:mod:`.base`), the text utilities they share are in :mod:`.text`.
+Each answers the reading form, ``read(inp, form) -> Reading``, from its own evidence; the reading's
+plumbing is their one base class (:mod:`.base`), the text utilities they share are in :mod:`.text`.
 Their lexicons are general English, written here; nothing is imported from the offline writer.
 """
 

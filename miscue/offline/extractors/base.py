@@ -1,28 +1,33 @@
-"""What the two offline extractors share: the forms built on top of their own evidence.
+"""What the two offline extractors share: the reading form answered on top of their own evidence.
 
-An extractor reads an :class:`~miscue.briefs.ExtractionInput` into its own view, finds flaws in
-it by its own algorithm (:meth:`Extractor.blind`, :meth:`Extractor.findings` and the evidence
-hooks), and answers the targeted and composite forms through the plumbing here, which knows
-which fields each flaw's targeted form carries and nothing about how a flaw is found.
+An extractor reads an :class:`~miscue.briefs.ExtractionInput` into its own view, finds what the
+text says by its own algorithm (the evidence hooks: each requirement's grounded state, a premise,
+the operation asked, an added detail, an off-topic passage, whether it asks), and answers the
+reading form through :meth:`Extractor.read`, which knows the reading's fields and nothing about
+how the evidence is found.
 """
 
 from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from miscue.briefs import BlindExtraction, ExtractionInput, TargetedExtraction
+from miscue.briefs import ExtractionInput
 from miscue.language import Domains
 from miscue.language.states import SlotReading, TextReading
 from miscue.reading import NO_VALUE, Extra, FormRequirement, Reading, ReadingForm, RequirementReading, normalise
 
 View = TypeVar("View")
 
-#: The flaws that sit on one requirement and are judged by the words stated for it.
-REQUIREMENT_FLAWS = ("substituted", "withheld", "marked", "ambiguous")
-#: the order in which the blind form reports one flaw when it sees several
-PRIORITY = ("noise", "oblique", "presupposed", "mismatch", "substituted", "ambiguous", "marked", "extras", "withheld")
+
+@dataclass(frozen=True)
+class Premise:
+    """A premise the text doubts a requirement in: the requirement, and the clause that says it."""
+
+    requirement: str
+    clause: str | None
 
 
 _BREAK = re.compile(r"[,;.!?()]|\s[-–—]\s")
@@ -91,10 +96,7 @@ def naming_units(units: list[tuple[int, int]], reading: TextReading, domains: Do
 
 
 class Extractor(ABC, Generic[View]):
-    """One offline extractor. ``blind(inp)`` answers the blind form (the first flaw found),
-    ``targeted(inp, flaw)`` the targeted form for one flaw class; for composite texts
-    ``blind_multi(inp)`` reports every flaw and ``targeted_multi(inp, flaw)`` the targeted form
-    among several."""
+    """One offline extractor: ``read(inp, form)`` answers the reading form from the evidence hooks."""
 
     name: str
 
@@ -106,34 +108,6 @@ class Extractor(ABC, Generic[View]):
     def reading(self, v: View) -> tuple[TextReading, Domains]:
         """Each requirement's state in the text as this extractor grounded it, with the domains."""
 
-    def blind(self, inp: ExtractionInput) -> BlindExtraction:
-        """The blind form: the first flaw this extractor finds (or none)."""
-        found = self.findings(inp)
-        if not found:
-            return BlindExtraction(flaw="none")
-        return BlindExtraction(flaw=found[0].flaw, requirement=found[0].requirement)
-
-    def findings(self, inp: ExtractionInput) -> list[TargetedExtraction]:
-        """Every flaw this extractor finds, each with the fields its targeted form asks for, in
-        the order the blind form reports them (:data:`PRIORITY`)."""
-        v = self.view(inp)
-        if not (inp.text or "").strip():
-            return []
-        out: list[TargetedExtraction] = []
-        if not self.request_stated(v):
-            out.append(TargetedExtraction(flaw="oblique", request_stated=False))
-        if (span := self.noise(v)) is not None:
-            out.append(TargetedExtraction(flaw="noise", span=span))
-        if (prem := self.presupposed(v)) is not None:
-            out.append(prem)
-        if (op := self.operation(v)) is not None:
-            out.append(TargetedExtraction(flaw="mismatch", operation=op))
-        out += [f for f in self.requirement_flaws(v) if not (prem and f.requirement == prem.requirement)]
-        # "sort by price and grab the first one": a detail inside the operation asked for is part of it
-        if (detail := self.extra(v)) is not None and not (op and detail.lower() in op.lower()):
-            out.append(TargetedExtraction(flaw="extras", detail=detail))
-        return sorted(out, key=lambda f: PRIORITY.index(f.flaw))
-
     @abstractmethod
     def request_stated(self, v: View) -> bool:
         """Whether the text states a request at all."""
@@ -143,8 +117,8 @@ class Extractor(ABC, Generic[View]):
         """The off-topic passage, quoted, when there is one long enough."""
 
     @abstractmethod
-    def presupposed(self, v: View) -> TargetedExtraction | None:
-        """The targeted form of a false premise, when the text has one."""
+    def presupposed(self, v: View) -> Premise | None:
+        """The requirement a false premise doubts, and its clause, when the text has one."""
 
     @abstractmethod
     def operation(self, v: View) -> str | None:
@@ -153,68 +127,6 @@ class Extractor(ABC, Generic[View]):
     @abstractmethod
     def extra(self, v: View) -> str | None:
         """An added detail the requirements do not account for, quoted."""
-
-    def requirement_flaw(self, v: View, flaw: str) -> TargetedExtraction | None:
-        """The targeted form of ``flaw`` (one of :data:`REQUIREMENT_FLAWS`) on a requirement."""
-        return next((f for f in self.requirement_flaws(v) if f.flaw == flaw), None)
-
-    def requirement_flaws(self, v: View) -> list[TargetedExtraction]:
-        """The diff of the text's states against the truth: another legal value (or none that
-        exists) is substituted, words that fit several values or attachments are ambiguous, a
-        pointer or a vague word is marked, nothing (or a list said in part) is withheld."""
-        reading, domains = self.reading(v)
-        out = []
-        for slot, st in reading.slots.items():
-            said = st.mentions[0].text if st.mentions else None
-            if st.state in ("other", "unknown"):
-                out.append(self.on_requirement("substituted", slot, said))
-            elif st.state == "ambiguous":
-                if st.structural and st.mentions:  # the construction, not the value alone
-                    said = _clause_around(reading.grounding.text, st.mentions[0].start, st.mentions[0].end)
-                d = domains[slot]
-                others = [] if st.structural else [d.value(k) for k in st.values if k != d.truth_key and d.value(k)]
-                second = others[0].spoken if others else None  # type: ignore[union-attr]
-                out.append(TargetedExtraction(flaw="ambiguous", requirement=slot, surface=said, second_reading=second))
-            elif st.state == "marked":
-                out.append(self.on_requirement("marked", slot, said))
-            elif st.state in ("open", "partial"):
-                out.append(self.on_requirement("withheld", slot, None))
-        return out
-
-    @staticmethod
-    def on_requirement(kind: str, slot: str, stated: str | None) -> TargetedExtraction:
-        """The targeted form of a requirement flaw ``kind`` on ``slot`` with the words ``stated``
-        for it: a substituted value, a withheld requirement, or a marked or ambiguous surface."""
-        if kind == "substituted":
-            return TargetedExtraction(flaw="substituted", requirement=slot, stated_value=stated)
-        if kind == "withheld":
-            return TargetedExtraction(flaw="withheld", requirement=slot)
-        if kind == "marked":
-            return TargetedExtraction(flaw="marked", requirement=slot, surface=stated)
-        return TargetedExtraction(flaw="ambiguous", requirement=slot, surface=stated, second_reading=None)
-
-    def targeted(self, inp: ExtractionInput, flaw: str) -> TargetedExtraction:
-        """The targeted form for ``flaw``: its fields, or ``none`` when the flaw is not found."""
-        v = self.view(inp)
-        none = TargetedExtraction(flaw="none")
-        if flaw == "oblique":
-            return TargetedExtraction(flaw="oblique", request_stated=self.request_stated(v))
-        if flaw == "noise":
-            span = self.noise(v)
-            return TargetedExtraction(flaw="noise", span=span) if span else none
-        if flaw == "presupposed":
-            found = self.presupposed(v)
-            return found if found is not None else none
-        if flaw == "mismatch":
-            op = self.operation(v)
-            return TargetedExtraction(flaw="mismatch", operation=op) if op else none
-        if flaw == "extras":
-            detail = self.extra(v)
-            return TargetedExtraction(flaw="extras", detail=detail) if detail else none
-        if flaw in REQUIREMENT_FLAWS:
-            found = self.requirement_flaw(v, flaw)
-            return found if found is not None else none
-        return none
 
     def read(self, inp: ExtractionInput, form: ReadingForm) -> Reading:
         """The reading form answered from this extractor's own evidence (DESIGN section 6a: the
@@ -249,19 +161,6 @@ class Extractor(ABC, Generic[View]):
             if detail and not any(detail.lower() in a.lower() or _shared(detail, a) > 0.5 for a in accounted if a) else []
         return Reading(requirements=requirements, operation=operation, extras=extras, off_topic=off_topic,
                        asks=self.request_stated(v))
-
-    def blind_multi(self, inp: ExtractionInput) -> list[BlindExtraction]:
-        """The multi-flaw blind form: every flaw found, on its requirement."""
-        return [BlindExtraction(flaw=f.flaw, requirement=f.requirement) for f in self.findings(inp)]
-
-    def targeted_multi(self, inp: ExtractionInput, flaw: str) -> TargetedExtraction:
-        """The targeted form for ``flaw`` on a text that may carry several flaws."""
-        for found in self.findings(inp):
-            if found.flaw == flaw:
-                return found
-        if flaw == "oblique":
-            return TargetedExtraction(flaw="oblique", request_stated=True)
-        return TargetedExtraction(flaw="none")
 
 
 def _spoken(domains: Domains, slot: str, st: SlotReading | None, legal: tuple[str, ...]) -> list[str]:

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz
 
-from miscue.briefs import ExtractionInput, TargetedExtraction
+from miscue.briefs import ExtractionInput
 from miscue.language import Domains, Grounder, Grounding, fold
 from miscue.language.states import TextReading, states
-from miscue.offline.extractors.base import Extractor, naming_units, pointing_units
+from miscue.offline.extractors.base import Extractor, Premise, naming_units, pointing_units
 from miscue.offline.extractors.domains import domains_of
 from miscue.offline.extractors.lexicon import (
     ADDED,
@@ -137,15 +137,13 @@ class LexicalExtractor(Extractor[_LexView]):
             return v.text[start:end].strip()
         return None
 
-    def presupposed(self, v: _LexView) -> TargetedExtraction | None:
+    def presupposed(self, v: _LexView) -> Premise | None:
         for slot, st in v.reading.slots.items():
             if st.state != "doubted":
                 continue
             premise = next(((a, b) for a, b in v.grounding.premises
                             if any(a <= m.start < b for m in st.mentions if m.in_premise)), None)
-            fallback = next((m.text for m in st.mentions if not m.in_premise), None)
-            clause = clean(v.text[premise[0]:premise[1]]) if premise else None
-            return TargetedExtraction(flaw="presupposed", requirement=slot, clause=clause, fallback=fallback)
+            return Premise(slot, clean(v.text[premise[0]:premise[1]]) if premise else None)
         return None
 
     def operation(self, v: _LexView) -> str | None:

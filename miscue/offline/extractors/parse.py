@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 
 from rapidfuzz import fuzz, process
 
-from miscue.briefs import ExtractionInput, TargetedExtraction
+from miscue.briefs import ExtractionInput
 from miscue.language import Domains, Grounder, Grounding
 from miscue.language.grounder import Form
 from miscue.language.states import TextReading, states
 from miscue.language.text import Token, fold, respell
-from miscue.offline.extractors.base import Extractor, naming_units, pointing_units
+from miscue.offline.extractors.base import Extractor, Premise, naming_units, pointing_units
 from miscue.offline.extractors.domains import domains_of
 from miscue.offline.extractors.text import BIRTH_DATE, BOOKING_NOUN, INSTRUMENT, RETURN_LEG, STOP, WORD, blank, clean, split_spans
 
@@ -294,7 +294,7 @@ class ParseExtractor(Extractor[_ParseView]):
             return clean(v.text[best[0]:best[1]])
         return None
 
-    def presupposed(self, v: _ParseView) -> TargetedExtraction | None:
+    def presupposed(self, v: _ParseView) -> Premise | None:
         """The requirement a premise is about: the first one whose true value a premise names and
         for which the text settles on something else; else the first one a premise names ("For
         M20IZO I'd have wanted business, but I gather upgrades aren't allowed, so keep it economy":
@@ -309,10 +309,7 @@ class ParseExtractor(Extractor[_ParseView]):
             return None
         _, first, slot, st = min(found, key=lambda f: f[:2])
         clause = next(((a, b) for a, b in v.clauses if a <= first < b), None)
-        fallback = next((m.text for m in st.mentions if not m.in_premise), None)
-        return TargetedExtraction(flaw="presupposed", requirement=slot,
-                                  clause=clean(v.text[clause[0]:clause[1]]) if clause else None,
-                                  fallback=fallback)
+        return Premise(slot, clean(v.text[clause[0]:clause[1]]) if clause else None)
 
     def operation(self, v: _ParseView) -> str | None:
         for a, b in v.clauses:
