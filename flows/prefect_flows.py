@@ -34,7 +34,7 @@ from contextlib import contextmanager, nullcontext  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any, Optional  # noqa: E402
 
-from prefect import flow, task  # noqa: E402
+from prefect import flow, get_run_logger, task  # noqa: E402
 from prefect.artifacts import create_markdown_artifact, create_table_artifact  # noqa: E402
 from prefect.cache_policies import NO_CACHE  # noqa: E402
 from prefect.states import Failed  # noqa: E402
@@ -309,6 +309,8 @@ def _regenerate(fault_type: str, benchmark: Optional[str], parent: Optional[str]
     plan_ = plan_regeneration(Path(artifacts), fault_type, benchmark, parent)
     gateway = salted_gateway(Path(artifacts), models, plan_.salt)
     check_parent_models(plan_, gateway.config)
+    if plan_.note:  # a forms-path parent: its type is regenerated on the reading path
+        get_run_logger().warning(plan_.note)
     runs = _stages(plan_.benchmarks, plan_.gen.model_copy(update={"fault_types": [fault_type]}), gateway,
                    tasks=plan_.tasks)
     if (stopped := _stopped(runs)) is not None:

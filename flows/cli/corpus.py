@@ -143,6 +143,8 @@ def _print_result(res: dict[str, Any], as_json: bool, what: str) -> None:
         r = res["regeneration"]
         out.print(f"regenerated {', '.join(r['fault_types'])} on {', '.join(r['benchmarks'])}; "
                   f"other rows carried over from {r['from']}")
+        if r.get("note"):
+            out.print(f"[yellow]note[/]: {r['note']}")
     if res.get("same_samples_as"):
         out.print(f"[yellow]note[/]: {res['version']}'s samples equal those of {', '.join(res['same_samples_as'])} "
                   "(the same content hash): the models wrote and admitted the same requests again")
@@ -173,6 +175,8 @@ def regenerate(
     with exit_codes():  # fail fast, before Prefect starts
         plan = plan_regeneration(artifacts, fault_type_, benchmark, parent)
         check_parent_models(plan, models.resolve())
+    if plan.note:
+        err.print(f"[yellow]note[/]: {plan.note}", soft_wrap=True)
     started = time.perf_counter()
     from miscue.flows.prefect_flows import regenerate_flow, run_flow
 

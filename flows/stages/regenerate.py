@@ -1,6 +1,10 @@
 """Regenerating one fault type into a child version (``miscue regenerate``, DESIGN section 10):
 the models are asked again for that type only (fresh calls under a salted store key), every
-other row is carried over from the parent unchanged, and the manifest names the parent."""
+other row is carried over from the parent unchanged, and the manifest names the parent.
+
+A parent built on the retired forms path (blind and targeted extraction forms) is regenerated on
+the reading path, the only one there is: the child's manifest says so
+(``regeneration.parent_path``, ``regeneration.note``) and so does the command."""
 
 from __future__ import annotations
 
@@ -30,10 +34,33 @@ class RegenerationPlan:
     parent_manifest: dict[str, Any]
 
     @property
+    def parent_path(self) -> str:
+        """The verification path the parent was built on: ``reading`` or ``forms``."""
+        return built_on(self.parent_manifest)
+
+    @property
+    def note(self) -> str | None:
+        """What a regeneration from a forms-path parent does differently (None: nothing)."""
+        if self.parent_path != "forms":
+            return None
+        return (f"{self.parent} was built on the retired forms path; {self.fault_type} is regenerated on the "
+                "reading path, every other row is carried over as the forms path verified it")
+
+    @property
     def tasks(self) -> dict[str, list[str]]:
         """The task slice each benchmark of the parent was built on (none: every task)."""
         graphs = self.parent_manifest["config"].get("graphs", {})
         return {b: graphs[b]["tasks"] for b in self.benchmarks if graphs.get(b, {}).get("tasks")}
+
+
+def built_on(manifest: dict[str, Any]) -> str:
+    """The verification path a version was built on: ``forms`` when its generate configuration says
+    ``reading: false``, or has no ``reading`` and its cards include the forms path's
+    (``extract_blind``: a version from before the reading path); else ``reading``."""
+    gen = manifest.get("config", {}).get("generate") or {}
+    if "reading" in gen:
+        return "reading" if gen["reading"] else "forms"
+    return "forms" if "extract_blind" in (manifest.get("card_versions") or {}) else "reading"
 
 
 def plan_regeneration(artifacts: Path, fault_type_: str, benchmark: str | None, parent: str | None) -> RegenerationPlan:
@@ -133,7 +160,8 @@ def publish_regeneration(plan: RegenerationPlan, runs: list[BenchmarkRun], *, ar
     config = {**pman["config"], "generate": plan.gen.model_dump(mode="json")}
     inputs = {**pman.get("input_hashes", {}), **{r.benchmark: r.adapter.input_hashes() for r in runs}}
     regeneration = {"fault_types": [plan.fault_type], "benchmarks": plan.benchmarks, "salt": plan.salt,
-                    "from": plan.parent}
+                    "from": plan.parent, "parent_path": plan.parent_path, "path": "reading",
+                    **({"note": plan.note} if plan.note else {})}
     same_samples = corpus.same_content(artifacts, {"samples": corpus.content_hash_table("samples", tables["samples"])},
                                        tables=("samples",))
     version = corpus.publish(

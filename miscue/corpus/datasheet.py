@@ -123,6 +123,8 @@ def datasheet(man: dict[str, Any]) -> str:
         " Composite draws (k faults in one request) are read the same way, once per extractor for all k components, "
         "each component a departure code derives from the reading; each is admitted on its own and the merged reading "
         "executed.")
+    note = (man.get("regeneration") or {}).get("note")
+    composites += f" Note: {note}." if note else ""
     lines = [
         f"# miscue corpus {man['version']}",
         "",

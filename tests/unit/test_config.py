@@ -85,3 +85,28 @@ def test_a_provider_plugin_that_cannot_be_loaded_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(plugins, "plugins", lambda: {"broken": broken})
     with pytest.raises(ConfigError, match="'broken' is declared by 'miscue.no_such_module:register' but cannot be loaded"):
         plugins.install("broken")
+
+
+@pytest.mark.parametrize("generate, cards, path", [
+    ({"attempts": 4}, {"extract_blind": "x", "read": "y"}, "forms"),  # before the reading path existed
+    ({"attempts": 4, "reading": False}, {"extract_blind": "x"}, "forms"),  # built with --forms
+    ({"attempts": 4, "reading": True}, {"extract_blind": "x"}, "reading"),  # the reading path, before the forms retired
+    ({"attempts": 4}, {"read": "y"}, "reading"),  # built after the forms path retired
+])
+def test_a_parent_built_on_the_forms_path_is_regenerated_on_the_reading_path(generate, cards, path):
+    """The forms path is retired: a regeneration from a version it built runs on the reading path,
+    and says so (the CLI's note, the child manifest's ``regeneration.note`` and the datasheet)."""
+    from miscue.config import GenerateConfig
+    from miscue.corpus.datasheet import datasheet
+    from miscue.flows.stages.regenerate import RegenerationPlan, built_on
+
+    parent = {"config": {"generate": generate, "llm": recorded_llm(offline_llm_config())}, "card_versions": cards}
+    assert built_on(parent) == path
+    plan = RegenerationPlan("v0001", "factual_error", ["tau2-airline"], GenerateConfig(), "salt", parent)
+    assert plan.parent_path == path
+    assert (plan.note is not None) == (path == "forms")
+    if plan.note:
+        assert "retired forms path" in plan.note and "reading path" in plan.note
+        man = {"version": "v0002", "created_at": "now", "code_version": "c", "config_hash": "0" * 64,
+               "config": {"generate": {}}, "regeneration": {"note": plan.note}}
+        assert plan.note in datasheet(man)
