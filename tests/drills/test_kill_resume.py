@@ -14,7 +14,7 @@ from support.drills import (SLICE, BENCH, FAULT, ModelServer, cli, kill_at_store
                            repeated_requests, run, store_files, table_hash, write_config)
 
 # store entries present when the SIGKILL lands (~60 requests in all); `miscue build` is killed at
-# six points, its publish among them, in tests/drills/test_build.py
+# three points, its publish among them, in tests/drills/test_build.py
 KILL_AT = [4, 24, 44]
 
 
