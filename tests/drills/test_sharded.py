@@ -29,9 +29,8 @@ from typing import Any
 import pytest
 
 from miscue import corpus
-from support.drills import (BENCH, FAULT, OFFLINE, ModelServer, cli, kill, llm_config, popen, repeated_requests, run, store_files,
+from support.drills import (BENCH, FAULT, ModelServer, cli, kill, llm_config, popen, repeated_requests, run, store_files,
                             store_request_ids, wait_for, write_config)
-from support.rounds import answer_all
 from support.prefect_server import PrefectServer, descendants
 
 PRICE = "0.000001"
@@ -118,35 +117,6 @@ def test_sharded_build_publishes_the_in_process_corpus_under_one_run_lock(prefec
     assert reference["requests"] <= requests <= reference["requests"] + 8, (requests, reference["requests"])
     print(f"--workers 2: {seconds:.1f} s, {requests} requests; in-process {reference['seconds']:.1f} s, "
           f"{reference['requests']} requests; identical hashes; a second build refused with exit 4")
-
-
-def test_a_sharded_build_in_rounds_publishes_the_in_process_corpus(prefect, tmp_path):
-    """--workers 2 --prompts-out: every shard's waiting requests go into one file per round (exit
-    5, nothing published, no model called); the last round publishes the corpus of an in-process
-    build against the models (a slice of four tasks, so each round's cluster start stays cheap).
-    Both at price 0: an imported reply carries no price, so its ``cost`` in llm_calls is 0."""
-    small = ("--task", f"{BENCH}:2,5,7,8", "--price", "0")
-    live, art = tmp_path / "live", tmp_path / "rounds"
-    requests, replies, exported = tmp_path / "requests.jsonl", tmp_path / "replies.jsonl", []
-    with ModelServer() as server:
-        config = write_config(tmp_path / "llm.json", llm_config(server.base_url, **SLOW))
-        done = run(_build(live, config, *small), timeout=300, env=prefect.env)
-        assert done.returncode == 0, done.stderr[-2000:]
-        served = len(server.seen)
-        for rounds in range(1, 20):
-            done = run(_build(art, config, *small, *WORKERS, "--prompts-out", str(requests)), timeout=300, env=prefect.env)
-            if done.returncode != 5:
-                break
-            assert _unpublished(art), "a round that waits publishes nothing"
-            exported.append(answer_all(requests, replies, OFFLINE))
-            imported = run(cli("prompts", "import", str(replies), "--artifacts", str(art)), env=prefect.env)
-            assert imported.returncode == 0, imported.stderr[-1000:]
-        assert len(server.seen) == served, "the rounds called no model"
-    assert done.returncode == 0, done.stderr[-3000:]
-    version = json.loads(done.stdout)["version"]
-    assert _hashes(art, version) == _hashes(live, corpus.versions(live)[-1])
-    assert rounds >= 3 and all(exported)
-    print(f"--workers 2 in {rounds} rounds, requests per round {exported}: the in-process corpus")
 
 
 def test_budget_across_two_workers_stops_within_the_cap_and_resumes(prefect, reference, tmp_path):
