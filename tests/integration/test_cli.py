@@ -64,8 +64,8 @@ def test_bad_input_gets_a_clear_error(tmp_path):
 def test_generate_with_a_cap_then_replay(tmp_path):
     """`miscue generate`: a cap below the first call stops it cleanly (exit 3, nothing written);
     a run without one writes the ledger; --offline-replay then answers every call from the store."""
-    common = ["generate", "-b", "tau2-airline", "-t", "factual_error", "--attempts", "1", "--json",
-              "--artifacts", str(tmp_path)]
+    common = ["generate", "-b", "tau2-airline", "--task", "tau2-airline:0,1,2,3,4,5,6,7", "-t", "factual_error",
+              "--attempts", "1", "--json", "--artifacts", str(tmp_path)]
     capped = runner.invoke(app, [*common, "--max-cost", "0", "--price", "0.000001"])
     assert capped.exit_code == 3 and "budget" in capped.output, capped.output
     assert not (tmp_path / "runs").exists() and not list((tmp_path / "store").rglob("*.json"))
