@@ -153,6 +153,10 @@ def plain_forms(d: SlotDomain, value: LegalValue) -> list[str]:
     return [f for f in value.forms if taken.get(words(f)) == {value.key}]
 
 
+def _is_count(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def ambiguous_words(grounder: Grounder, d: SlotDomain, others: set[str]) -> list[tuple[str, str]]:
     """(word, other value key): forms of the true value that one or two other legal values of the
     requirement share, each pair for an other value in ``others`` (its reading executes to
@@ -167,9 +171,10 @@ def ambiguous_words(grounder: Grounder, d: SlotDomain, others: set[str]) -> list
         if not w or w in seen or "_" in f or all(x.isdigit() for x in w):
             continue
         seen.add(w)
-        sharing = {v.key for v in d.values if any(words(g) == w for g in v.forms)}
-        if not 2 <= len(sharing) <= 3 or truth.key not in sharing:
-            continue
+        shared = [v for v in d.values if any(words(g) == w for g in v.forms)]
+        sharing = {v.key for v in shared}
+        if not 2 <= len(sharing) <= 3 or truth.key not in sharing or all(_is_count(v.value) for v in shared):
+            continue  # counts that share a word share it by leaving the number out: an omission, not two senses
         st = state_of(grounder.ground(f), d)
         if st.state != "ambiguous" or set(st.values) != sharing or st.structural:
             continue
