@@ -96,10 +96,13 @@ class Planner:
             cond = intent.condition(slot)
             out = []
             true_spoken = self.spoken(intent, slot, cond.value).lower() if cond else ""
+            named = self._named_elsewhere(intent, slot)
             for value in self.adapter.domain(intent, slot):
                 spoken = self.spoken(intent, slot, value).lower()
                 if not spoken or spoken == true_spoken or true_spoken in spoken or spoken in true_spoken:
                     continue  # a value the text checks could not tell from the truth
+                if canonical_json(value) in named:
+                    continue  # "cancel reservation X ... also cancel reservation X": one object asked about twice
                 try:
                     gt = self.adapter.ground_truth(intent.with_condition(cond.with_value(value)))  # type: ignore[union-attr]
                 except NotExecutable:
@@ -108,6 +111,15 @@ class Planner:
                     out.append((value, gt))
             self._alts[key] = out
         return self._alts[key]
+
+    def _named_elsewhere(self, intent: Intent, slot: str) -> set[str]:
+        """What other requirements of ``intent`` name, when ``slot`` takes the object operated on
+        (an order, a reservation; not a card, which two operations may share): a wrong value or a
+        fallback among them would ask about one object twice."""
+        domains = self.adapter.grounder(intent).domains
+        if slot not in domains or not domains[slot].identifier or domains[slot].instrument:
+            return set()
+        return {canonical_json(c.value) for c in intent.conditions if c.slot != slot}
 
     def spoken(self, intent: Intent, slot: str, value: Any) -> str:
         return self.adapter.spoken_value(intent, slot, value)

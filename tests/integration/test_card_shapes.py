@@ -121,3 +121,18 @@ def test_composite_cards_carry_no_internal_label(all_briefs):
         messages, _ = render_composite([brief, other])
         user = messages[1]["content"].split("The same plan as machine-readable JSON")[0]
         assert not LABELS.search(user), LABELS.search(user)
+
+
+def test_a_wrong_or_fallback_order_or_reservation_is_none_the_request_already_names(all_briefs):
+    """"Cancel reservation X. I also need to cancel reservation X": a wrong value or a fallback for
+    the object operated on that another requirement names asks about one object twice."""
+    checked, twice = 0, []
+    for brief in (b for bs in all_briefs.values() for b in bs):
+        said = brief.materials.wrong_value or brief.materials.fallback
+        target = next((r for r in brief.requirements if r.slot == brief.target), None)
+        if not said or target is None or target.role.kind not in ("order", "reservation"):
+            continue
+        checked += 1
+        if any(r.spoken == said for r in brief.requirements if r.slot != brief.target):
+            twice.append((brief.benchmark, brief.target, said))
+    assert checked >= 20 and twice == [], twice
