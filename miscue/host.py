@@ -12,7 +12,8 @@ from typing import Any, Generic, Sequence, TypeVar
 
 from miscue.briefs import Act, Identity, Role
 from miscue.errors import BadInput, HostDataError, MiscueError
-from miscue.language import Detail, Domains, Grounder, LegalValue, SlotDomain
+from miscue.grammar import Grounder, grammar
+from miscue.language import Detail, Domains, LegalValue, SlotDomain
 from miscue.requirements import Settled, settle
 from miscue.schema import GroundTruth, Intent
 from miscue.taxonomy import FAULT_TYPES, SlotFacts
@@ -290,12 +291,12 @@ class Adapter(ABC, Generic[Recipe]):
         return {}
 
     def grounder(self, intent: Intent) -> Grounder:
-        """The grounder of an intent's texts (compiled once per intent)."""
+        """The grounder of an intent's texts (the rule grammar's, compiled once per intent)."""
         cache: dict[str, Grounder] = self.__dict__.setdefault("_grounders", {})
         if intent.intent_id not in cache:
             if len(cache) > 4096:
                 cache.clear()
-            cache[intent.intent_id] = Grounder(self.value_domains(intent))
+            cache[intent.intent_id] = grammar().grounder(self.value_domains(intent))
         return cache[intent.intent_id]
 
     def fault_support(self) -> dict[str, FaultSupport]:

@@ -9,7 +9,7 @@ ordered requirements, each value's rank (sizes, prices, dates, counts).
 Besides the slots, an intent's domains name the operations a customer may ask for (the true
 request kinds and their sibling operations, for the wrong-instrument class) and the extra
 details a customer may volunteer (for the added-detail class), each with surface forms.
-Everything here is data: the matching is :mod:`miscue.language.grounder`.
+Everything here is data: the matching is the rule grammar's (:mod:`miscue.grammar`).
 """
 
 from __future__ import annotations

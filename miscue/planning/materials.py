@@ -3,8 +3,8 @@
 with a word the host's own data make ambiguous, and which of a value's surface forms name it
 alone (the forms a writer may say for a requirement stated accurately).
 
-Every phrase proposed here is read back with the grounding layer's own English
-(:mod:`miscue.language.cues`) and the intent's value domains before it is handed to a writer:
+Every phrase proposed here is read back with the rule grammar (:mod:`miscue.grammar`) and the
+intent's value domains before it is handed to a writer:
 a pointer must read as a pointer, a vague phrase as vague and never as a legal value, an
 ambiguous word as fitting exactly the true value and one other.
 """
@@ -15,8 +15,8 @@ import re
 from typing import Any
 
 from miscue.briefs import Role
-from miscue.language import Grounder, LegalValue, SlotDomain, fold, words
-from miscue.language import cues
+from miscue.grammar import Grounder, grammar
+from miscue.language import LegalValue, SlotDomain, words
 from miscue.language.states import state_of
 
 #: pointers to shared knowledge, per kind of requirement ({noun}: the requirement's noun)
@@ -97,17 +97,12 @@ def direction(true: Any, current: Any) -> str:
     return "up" if a > b else "down"
 
 
-def _reads(pattern: re.Pattern[str], phrase: str) -> bool:
-    """The phrase reads as the pattern (a pointer, a vague description) from its first words."""
-    folded = fold(phrase)
-    return any(a <= 4 for a, _ in cues.spans(pattern, folded))
-
-
 def pointers(role: Role) -> list[str]:
     """Pointers for a requirement of this role that read as pointers."""
     noun = role.noun or "one"
-    out = [p.format(noun=noun) for p in POINTERS.get(role.kind, ()) if _reads(cues.REFERRING, p.format(noun=noun))]
-    return out or [p for p in DEFAULT_POINTERS if _reads(cues.REFERRING, p)]
+    reads = grammar().reads_as_pointer
+    out = [p.format(noun=noun) for p in POINTERS.get(role.kind, ()) if reads(p.format(noun=noun))]
+    return out or [p for p in DEFAULT_POINTERS if reads(p)]
 
 
 def vague_phrases(role: Role, true: Any, current: Any, grounder: Grounder | None = None, slot: str = "") -> list[str]:
@@ -135,7 +130,7 @@ def vague_phrases(role: Role, true: Any, current: Any, grounder: Grounder | None
     out = []
     for p in found:
         phrase = p.format(noun=noun)
-        if not cues.spans(cues.VAGUE, fold(phrase)) or re.search(r"\d", phrase):
+        if not grammar().reads_as_vague(phrase) or re.search(r"\d", phrase):
             continue
         if grounder is not None and slot and any(m.kind == "value" and slot in m.slots for m in grounder.ground(phrase).mentions):
             continue  # the words are a legal value's own ("large")
@@ -192,7 +187,6 @@ ATTACHMENTS = {
     "part": "I'd like one with {a} {t} {c}.",
     "old_new": "Basically, please take back {c} and send the new {of} {t}.",
 }
-_NEGATOR = re.compile(r"^(?:no|not|non|without)\b", re.IGNORECASE)
 _IN_NAMES = {"color", "colour", "size", "material", "finish", "shade", "pattern"}
 
 
@@ -237,7 +231,9 @@ def _new_item(noun: str, said: str) -> str:
 
 
 def _bare(said: str) -> str:
-    return _NEGATOR.sub("", said).strip() if _NEGATOR.match(said) else said
+    """The value said without its negator ("checked bags" of "no checked bags")."""
+    negator = grammar().negator(said)
+    return said[len(negator):].strip() if negator else said
 
 
 def companions(grounder: Grounder, slot: str, said: str, role: Role,
@@ -263,11 +259,11 @@ def companions(grounder: Grounder, slot: str, said: str, role: Role,
     for other, value, r in siblings:
         if r.act != role.act or (role.part >= 0 and r.part != role.part):
             continue
-        if _NEGATOR.match(value) and ok(ATTACHMENTS["negation"].format(c=value, t=bare), other):
+        if grammar().negator(value) and ok(ATTACHMENTS["negation"].format(c=value, t=bare), other):
             out.append((value, bare))
         elif (role.kind == "option" and describes
               and r.kind in ("option", "feature")
-              and value.lower().split()[-1:] and value.lower().split()[-1] in PART_NOUNS and not _NEGATOR.match(said)):
+              and value.lower().split()[-1:] and value.lower().split()[-1] in PART_NOUNS and not grammar().negator(said)):
             plural = value.lower().endswith("s") and not value.lower().endswith("ss")
             a = "" if plural else "an" if said[:1].lower() in "aeio" else "a"
             if ok(" ".join(ATTACHMENTS["part"].format(a=a, t=said, c=value).split()), other):

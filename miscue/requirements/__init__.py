@@ -1,8 +1,8 @@
-"""A task's requirements (issue 16): what its own instructions say about each condition lifted from
-its golden actions (:mod:`~miscue.requirements.cues`), and the settled intent — every requirement
-necessary by execution or stated in the instructions (:mod:`~miscue.requirements.settle`)."""
+"""A task's requirements (issue 16): the settled intent -- every condition lifted from its golden
+actions that is necessary by execution or stated in the task's own instructions
+(:mod:`~miscue.requirements.settle`; the instructions are read by the rule grammar,
+:mod:`miscue.grammar`)."""
 
-from miscue.requirements.cues import Cue, InstructionReading, read_instructions
 from miscue.requirements.settle import Settled, settle
 
-__all__ = ["Cue", "InstructionReading", "Settled", "read_instructions", "settle"]
+__all__ = ["Settled", "settle"]

@@ -24,8 +24,8 @@ from typing import Any, Protocol
 
 from miscue.canonical import canonical_json
 from miscue.errors import MiscueError
-from miscue.language import Domains, Grounder, Grounding
-from miscue.requirements.cues import EXECUTABLE_KINDS, Cue, InstructionReading, read_instructions
+from miscue.grammar import EXECUTABLE_KINDS, Cue, Grounder, InstructionReading, grammar
+from miscue.language import Domains, Grounding
 from miscue.requirements.necessity import outcome_change
 from miscue.schema import Condition, GroundTruth, Intent, RequirementRow
 
@@ -118,7 +118,7 @@ def _effect(truths: _Truths, intent: Intent, cond: Condition, target: GroundTrut
 def _reading(host: Host, intent: Intent, text: str, current: frozenset[str] = frozenset()) -> InstructionReading:
     grounder = host.grounder(intent)  # compiled once per intent by the host, with its domains
     grounding = grounder.ground(text) if text.strip() else Grounding(text)
-    return read_instructions(text, grounding, grounder.domains, current)
+    return grammar().read_instructions(text, grounding, grounder.domains, current)
 
 
 def _rank(reading: InstructionReading, slot: str) -> int:

@@ -1,13 +1,15 @@
-"""Value grounding (miscue.language), host-agnostic: normalisation, typo tolerance, the grounder's
-mentions and attribution, and each requirement's state, on small hand-built domains."""
+"""Value grounding (miscue.language, and the offline rule grammar's grounder), host-agnostic:
+normalisation, typo tolerance, the grounder's mentions and attribution, and each requirement's state,
+on small hand-built domains."""
 
 from __future__ import annotations
 
 import pytest
 
-from miscue.language import Detail, Domains, Grounder, LegalValue, Member, SlotDomain, close, tokens, words
+from miscue.language import Detail, Domains, LegalValue, Member, SlotDomain, close, tokens, words
 from miscue.language.states import states
 from miscue.language.text import respell
+from miscue.offline.language import Grounder
 
 
 def value(v, *forms):

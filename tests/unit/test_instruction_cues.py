@@ -1,12 +1,12 @@
-"""What a task's instructions say about each requirement (miscue.requirements.cues), host-agnostic,
+"""What a task's instructions say about each requirement (miscue.offline.language.instructions), host-agnostic,
 on small hand-built domains grounded by the real grounder; and the retail variant order the
 preferences execute with (miscue.adapters.tau2.variants)."""
 
 from __future__ import annotations
 
 from miscue.adapters.tau2.variants import ItemSpec, comparable, item_specs, parse_field, rank, select
-from miscue.language import Domains, Grounder, LegalValue, SlotDomain
-from miscue.requirements import read_instructions
+from miscue.language import Domains, LegalValue, SlotDomain
+from miscue.offline.language import Grounder, read_instructions
 
 
 def value(v, *forms):

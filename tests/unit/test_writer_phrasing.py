@@ -139,7 +139,7 @@ def test_a_bag_count_agrees_with_its_noun(n):
 def test_a_premise_on_a_bag_count_reads_as_a_sentence(n):
     """Was "apparently without checked bags isn't available anymore" and "I know you're out of
     without checked bags"; the premise still reads as one to the premise cue."""
-    from miscue.language.cues import PREMISE
+    from miscue.offline.language.cues import PREMISE
     from miscue.offline.writer.single import premise
     from miscue.offline.writer.voice import Voice
 
@@ -169,7 +169,7 @@ def test_a_premise_on_a_colour_said_with_in_names_the_ones_in_it():
     """Was "it looks like in white is sold out" and "I know you're out of in navy blue" (two of 30
     default samples read for stop 23)."""
     from miscue.briefs import Requirement, Role
-    from miscue.language.cues import PREMISE
+    from miscue.offline.language.cues import PREMISE
     from miscue.offline.writer.single import premise
     from miscue.offline.writer.voice import Voice
 

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz
 
 from miscue.briefs import ExtractionInput
-from miscue.language import Domains, Grounder, Grounding, fold
+from miscue.language import Domains, Grounding, fold
+from miscue.offline.language.grounder import Grounder
 from miscue.language.states import TextReading, states
 from miscue.offline.extractors.base import Extractor, Premise, naming_units, pointing_units
 from miscue.offline.extractors.domains import domains_of

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from rapidfuzz import fuzz, process
 
 from miscue.briefs import ExtractionInput
-from miscue.language import Domains, Grounder, Grounding
-from miscue.language.grounder import Form
+from miscue.language import Domains, Grounding
+from miscue.offline.language.grounder import Form, Grounder
 from miscue.language.states import TextReading, states
 from miscue.language.text import Token, fold, respell
 from miscue.offline.extractors.base import Extractor, Premise, naming_units, pointing_units

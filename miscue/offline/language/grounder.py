@@ -25,11 +25,11 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
-from miscue.language import cues
-from miscue.language.context import WINDOW, Context, sentences
+from miscue.offline.language import cues
+from miscue.offline.language.context import WINDOW, Context, sentences
 from miscue.language.domain import Domains
 from miscue.language.mentions import Grounding, Mention
-from miscue.language.structure import Structure
+from miscue.offline.language.structure import Structure
 from miscue.language.text import Token, close, fold, respell, tokens, words
 
 #: words right before a value that make it the customer's current one, not the one they want

@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from miscue.language import cues
-from miscue.language.context import DISTRIBUTIVE, PLURAL, Context
+from miscue.offline.language import cues
+from miscue.offline.language.context import DISTRIBUTIVE, PLURAL, Context
 from miscue.language.domain import Domains
 from miscue.language.mentions import Grounding, Mention
 from miscue.language.text import close, fold, norm, words

@@ -1,7 +1,9 @@
-"""What a task's own instructions say about each requirement (issue 16), host-agnostic.
+"""Reading a task's own instructions (issue 16) into the kernel's
+:class:`~miscue.grammar.InstructionReading`: the rule grammar's part of graph settling.
 
-The grounder (:mod:`miscue.language`) finds which legal value the instruction text gives for each
-requirement; this module reads the few things a requirement's *status* also depends on:
+The grounder (:mod:`~miscue.offline.language.grounder`) finds which legal value the instruction
+text gives for each requirement; this module reads the few things a requirement's *status* also
+depends on:
 
 - **indifference**: "does not care about waterproof or not", "do not care about other specs" —
   the requirements named inside such a clause are waived by the customer;
@@ -20,10 +22,10 @@ the value it qualifies, an extreme to the thing it picks). Nothing here knows a 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from miscue.language import Domains, Grounding, Mention
 from miscue.language.states import TextReading, states
+from miscue.grammar import Cue, InstructionReading
 
 #: a clause in which the customer says they do not care (what follows, up to the clause's end)
 _INDIFFERENT = re.compile(
@@ -50,68 +52,6 @@ _PREFER = re.compile(r"\bprefer(?:s|red|ably)?\b", re.I)
 _SAME = re.compile(r"\b(?:keep(?:s|ing)?|same|unchanged|retain(?:s|ing)?|as\s+it\s+is)\b", re.I)
 _SENTENCE = re.compile(r"[.!?\n]")
 _NEAR = 24  # characters a bound may stand from the value it qualifies
-
-#: cue kinds a host may be able to execute as a condition (see ``Adapter.preference``)
-EXECUTABLE_KINDS = ("at_least", "at_most", "lowest", "highest")
-
-
-@dataclass(frozen=True)
-class Cue:
-    """One thing the instructions say about how a requirement holds, with the requirements it
-    bears on (``values``: the value keys of the mention it was attributed by)."""
-
-    kind: str  # indifferent | same | at_least | at_most | lowest | highest | extreme | prefer
-    phrase: str
-    start: int
-    end: int
-    slots: tuple[str, ...] = ()
-    values: tuple[str, ...] = ()
-
-
-@dataclass
-class InstructionReading:
-    """The instructions' grounding, each requirement's state in it, and the cues found."""
-
-    text: str
-    reading: TextReading
-    cues: list[Cue] = field(default_factory=list)
-    current: frozenset[str] = frozenset()  # slots whose value is the one the customer has now
-
-    def state(self, slot: str) -> str:
-        return self.reading.slots[slot].state if slot in self.reading.slots else "open"
-
-    def said(self, slot: str) -> str:
-        return self.reading.slots[slot].said() if slot in self.reading.slots else ""
-
-    def stated(self, slot: str) -> bool:
-        """The instructions state the requirement (and do not waive it): its value (also where the
-        words around leave what it attaches to ambiguous); a description that stands for it ("a less
-        bright one"); or "keep"/"same" for the value the customer has."""
-        if self.waived(slot) is not None:
-            return False
-        state = self.state(slot)
-        if state == "true":
-            return True
-        if state == "ambiguous" and self.reading.slots[slot].values == (self.reading.truth_keys.get(slot),):
-            return True  # the true value, and only it, is said; what it attaches to is ambiguous ("shoes with breathable mesh")
-        if state == "marked" and any(m.kind == "vague" for m in self.reading.slots[slot].mentions):
-            return True
-        return slot in self.current and any(c.kind == "same" and slot in c.slots for c in self.cues)
-
-    def mentioned(self, slot: str) -> bool:
-        """The instructions say something about the requirement (a value, a description, a pointer)."""
-        return self.state(slot) not in ("open",)
-
-    def waived(self, slot: str) -> Cue | None:
-        return next((c for c in self.cues if c.kind == "indifferent" and slot in c.slots), None)
-
-    def preferences(self, slot: str) -> list[Cue]:
-        return [c for c in self.cues if c.kind not in ("indifferent", "same") and slot in c.slots]
-
-    def statement(self, slot: str) -> str:
-        """What the instructions say that states the requirement."""
-        return self.said(slot) or next((c.phrase for c in self.cues if c.kind == "same" and slot in c.slots), "")
-
 
 def _sentence_of(text: str, pos: int) -> tuple[int, int]:
     starts = [m.end() for m in _SENTENCE.finditer(text, 0, pos)]
