@@ -28,9 +28,16 @@ from miscue.canonical import canonical_json
 from miscue.language import Detail, Domains, LegalValue, SlotDomain, close, words
 from miscue.schema import Intent
 
-_PACK = re.compile(r"^(.*?)\s*\((?:pack|set) of (\d+)\)$")
-_PACK_ALONE = re.compile(r"^(pack|set) of (\d+)$")
-_AMOUNT = re.compile(r"^(\d+(?:\.\d+)?)\s*-?\s*(fl oz|[a-z]+)$")
+
+def _either(words: Iterable[str]) -> str:
+    return "|".join(re.escape(w) for w in words)
+
+
+# the catalogue's option-string formats, its words from the vocabulary tables
+_PACK = re.compile(rf"^(.*?)\s*\((?:{_either(vocab.PACK_WORDS)}) of (\d+)\)$")
+_PACK_ALONE = re.compile(rf"^({_either(vocab.PACK_WORDS)}) of (\d+)$")
+_AMOUNT = re.compile(rf"^(\d+(?:\.\d+)?)\s*-?\s*({_either(vocab.TWO_WORD_UNITS)}|[a-z]+)$")
+_QUALIFIED = re.compile(rf" (?:{_either(vocab.ATTR_QUALIFIERS)})$")
 _JEANS = re.compile(r"^(\d+)\s*w\s*x\s*(\d+)\s*l$")
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 _LETTERS = {w: group for group in vocab.SIZE_GROUPS for w in group}
@@ -120,7 +127,7 @@ def attr_forms(text: str, products: tuple[str, ...] = ()) -> tuple[str, ...]:
         if len(ws) >= 2 and len(pw) >= 2 and singular(pw[-1]) == singular(ws[-1]) and pw[0] not in ws:
             forms += [" ".join(ws[:-1] + pw), " ".join(ws[:-1] + pw[:-1] + [plural(singular(pw[-1]))])]
     # "easy assembly required" is said as "easy assembly" is ("easy to put together")
-    forms += vocab.ATTR_SYNONYMS.get(a, ()) or vocab.ATTR_SYNONYMS.get(re.sub(r" (?:required|needed|included)$", "", a), ())
+    forms += vocab.ATTR_SYNONYMS.get(a, ()) or vocab.ATTR_SYNONYMS.get(_QUALIFIED.sub("", a), ())
     return dedupe(s for f in forms for s in _respell(f))
 
 

@@ -46,6 +46,12 @@ UNITS: dict[str, tuple[str, ...]] = {
 }
 #: what a size option's amounts come in: words naming the requirement, not a value
 PACKAGE_NAMES = ("pack", "packs", "box", "bag", "bottle", "set", "count")
+#: how the catalogue writes a pack size into an option string: "1 ounce (pack of 24)", "set of 6"
+PACK_WORDS = ("pack", "set")
+#: units the catalogue writes in two words ("8 fl oz"); one-word units are any word after the number
+TWO_WORD_UNITS = ("fl oz",)
+#: what the catalogue appends to an attribute that is otherwise a synonym's key ("batteries included")
+ATTR_QUALIFIERS = ("required", "needed", "included")
 
 #: option name -> the words that name it
 OPTION_NAMES: dict[str, tuple[str, ...]] = {

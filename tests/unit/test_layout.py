@@ -102,7 +102,6 @@ NOT_YET_MOVED = {
     "miscue/model_replies.py": "the writer reply's label ('Message:') before the message",
     "miscue/reports/style.py": "the report's style measures (form phrases, identity mentions)",
     "miscue/writer_view.py": "the writer view's own labels ('(2 times)', '(first)')",
-    "adapters/webshop/forms.py": "catalogue option strings ('(pack of 3)'): host vocabulary as regex, not yet as tables",
 }
 _REGEX_CALLS = {"compile", "search", "match", "fullmatch", "sub", "subn", "findall", "finditer", "split"}
 _SYNTAX = re.compile(r"\\[a-zA-Z]|\(\?[a-zA-Z<=!:P]+|\[\^?[^\]]*\]|\{[^}]*\}")
