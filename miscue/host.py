@@ -191,6 +191,12 @@ class Adapter(ABC, Generic[Recipe]):
         """Legal alternative values of ``slot`` for substitution (the current value excluded)."""
         return []
 
+    def contradicts(self, intent: Intent, slot: str, value: Any) -> bool:
+        """``value`` for ``slot`` contradicts another requirement of ``intent``: a request no one
+        makes though the tools may take it (fewer checked bags than paid ones). The planner never
+        offers such a value as a wrong value or a fallback; a reader may still read it."""
+        return False
+
     def invalid_reason(self, intent: Intent) -> str | None:
         """A host policy the tools do not enforce; None when the intent is allowed."""
         return None

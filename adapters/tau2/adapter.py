@@ -257,6 +257,10 @@ class Tau2Adapter(Tau2Speech, Adapter[Tau2Recipe]):
                 return kind.domain(field, given, self.db, intent.base["customer"])
         return []
 
+    def contradicts(self, intent: Intent, slot: str, value: Any) -> bool:
+        label, _, field = slot.partition(".")
+        return any(kind.contradicts(field, value, given) for lab, kind, given in self._split(intent) if lab == label)
+
     # ------------------------------------------------- settling into requirements (issue 16)
     def expand(self, intent: Intent, text: str) -> Intent:
         """Every option of each new item the golden write picked; order lines told apart by the

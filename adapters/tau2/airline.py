@@ -113,6 +113,17 @@ def _num(x: float) -> int | float:
     return int(x) if float(x).is_integer() else round(x, 2)
 
 
+def bags_contradict(field: str, value: Any, given: dict[str, Any]) -> bool:
+    """A bag count the rest of the request contradicts: fewer checked bags than the paid ones it
+    also states, or more paid ones than its bags ("1 checked bag, 2 bags to pay for" -- the tools
+    would take it, no one asks for it)."""
+    if field == "bags" and "paid_bags" in given:
+        return value < given["paid_bags"]
+    if field == "paid_bags" and "bags" in given:
+        return value > given["bags"]
+    return False
+
+
 class Book(WriteKind):
     tool, label = "book_reservation", "book"
     fields = ("origin", "destination", "trip", "cabin", "flights", "passengers", "payment", "bags", "insurance", "paid_bags")
@@ -215,6 +226,9 @@ class Book(WriteKind):
             return _itineraries(db, given["flights"], one_change=True)[:12]
         return []
 
+    def contradicts(self, field, value, given):
+        return bags_contradict(field, value, given)
+
 
 class ChangeFlights(WriteKind):
     tool, label = "update_reservation_flights", "change_flights"
@@ -306,6 +320,9 @@ class ChangeBags(WriteKind):
         if field == "payment":
             return others(db.payment_ids(customer), given.get("payment"))
         return []
+
+    def contradicts(self, field, value, given):
+        return bags_contradict(field, value, given)
 
 
 class ChangePassengers(WriteKind):

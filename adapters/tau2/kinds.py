@@ -101,6 +101,10 @@ class WriteKind(ABC):
     def domain(self, field: str, given: dict[str, Any], db: DB, customer: str) -> list[Any]:
         return []
 
+    def contradicts(self, field: str, value: Any, given: dict[str, Any]) -> bool:
+        """``value`` for ``field`` contradicts another of the write's ``given`` fields."""
+        return False
+
     def accepts(self, field: str) -> bool:
         return field in self.fields
 

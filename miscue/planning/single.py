@@ -103,6 +103,8 @@ class Planner:
                     continue  # a value the text checks could not tell from the truth
                 if canonical_json(value) in named:
                     continue  # "cancel reservation X ... also cancel reservation X": one object asked about twice
+                if self.adapter.contradicts(intent, slot, value):
+                    continue  # "1 checked bag, 2 bags to pay for": the rest of the request says otherwise
                 try:
                     gt = self.adapter.ground_truth(intent.with_condition(cond.with_value(value)))  # type: ignore[union-attr]
                 except NotExecutable:

@@ -136,3 +136,28 @@ def test_a_wrong_or_fallback_order_or_reservation_is_none_the_request_already_na
         if any(r.spoken == said for r in brief.requirements if r.slot != brief.target):
             twice.append((brief.benchmark, brief.target, said))
     assert checked >= 20 and twice == [], twice
+
+
+def _count(said: str) -> int:
+    return int(re.match(r"\d+", said).group())  # type: ignore[union-attr]
+
+
+def test_no_wrong_or_fallback_bag_count_is_fewer_than_the_paid_bags(all_briefs):
+    """Airline task 33 adds 2 checked bags, both paid. A factual error or a settled-for count of "1
+    checked bag" beside "2 paid bags" (both had been planned) is a request no one makes, though the
+    tools take it; the readers' legal values still hold every count (a text may say any)."""
+    checked, incoherent = 0, []
+    for brief in all_briefs["tau2-airline"]:
+        said = brief.materials.wrong_value or brief.materials.fallback
+        target = next((r for r in brief.requirements if r.slot == brief.target), None)
+        if not said or target is None or target.role.kind not in ("bags", "paid_bags"):
+            continue
+        pair = "paid_bags" if target.role.kind == "bags" else "bags"
+        other = next((r for r in brief.requirements if r.role.kind == pair and r.role.act == target.role.act), None)
+        if other is None:
+            continue
+        checked += 1
+        bags, paid = (_count(said), _count(other.spoken)) if pair == "paid_bags" else (_count(other.spoken), _count(said))
+        if bags < paid:
+            incoherent.append((brief.fault_type, brief.target, said, other.spoken))
+    assert checked >= 2 and incoherent == [], (checked, incoherent)
