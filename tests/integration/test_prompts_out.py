@@ -15,35 +15,12 @@ import duckdb
 from typer.testing import CliRunner
 
 from miscue.flows.cli import app
-from miscue.offline.provider import answer
-from support.rounds import in_rounds
+from support.rounds import answer_all, in_rounds
 
 runner = CliRunner()
 TASKS = ["tau2-airline:2,5,7,8,9,11"]
 ARGS = ["generate", "-b", "tau2-airline", "--task", *TASKS, "-t", "factual_error", "-t", "insufficient_information",
         "--attempts", "2", "--quiet"]
-
-
-def _batch_output(requests: Path, out: Path, expire: set[str] = frozenset()) -> list[str]:
-    """Answer an exported file as a provider's batch output would (one line per request, the
-    ``expire`` keys as expired lines); the keys it holds. The exported lines are checked for the
-    batch shape on the way."""
-    keys, lines = [], []
-    for n, raw in enumerate(requests.read_text().splitlines()):
-        req = json.loads(raw)
-        assert set(req) == {"custom_id", "method", "url", "body"} and req["url"] == "/v1/chat/completions"
-        key = req["custom_id"]
-        keys.append(key)
-        if key in expire:
-            lines.append({"id": f"batch_req_{n}", "custom_id": key, "response": None,
-                          "error": {"code": "batch_expired", "message": "not finished within 24h"}})
-            continue
-        text = answer(req["body"]["model"], req["body"]["messages"])
-        body = {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
-                "usage": {"prompt_tokens": 10, "completion_tokens": len(text.split())}}
-        lines.append({"id": f"batch_req_{n}", "custom_id": key, "response": {"status_code": 200, "body": body}, "error": None})
-    out.write_text("".join(json.dumps(x) + "\n" for x in lines))
-    return keys
 
 
 def test_bad_replies_are_refused_whole_with_exit_2(tmp_path):
@@ -59,7 +36,7 @@ def test_bad_replies_are_refused_whole_with_exit_2(tmp_path):
     res = runner.invoke(app, ["prompts", "import", str(not_jsonl), "--artifacts", str(art)])
     assert res.exit_code == 2 and "bad.jsonl:1: not a JSON line" in res.output
     good = tmp_path / "good.jsonl"
-    _batch_output(exported, good)
+    answer_all(exported, good)
     foreign = tmp_path / "foreign.jsonl"
     foreign.write_text(good.read_text() + json.dumps({"custom_id": "0" * 64, "reply": "hello"}) + "\n")
     res = runner.invoke(app, ["prompts", "import", str(foreign), "--artifacts", str(art)])
@@ -94,20 +71,9 @@ def test_a_build_in_rounds_publishes_the_tables_of_a_live_build(tmp_path):
             keys = [json.loads(raw)["custom_id"] for raw in requests.read_text().splitlines()]
             if rounds == 2:  # the expired request is written out again, and nothing answered before
                 assert expired in keys and not set(keys) & answered_first
-            lines = []
-            for raw in requests.read_text().splitlines():
-                key, body = json.loads(raw)["custom_id"], json.loads(raw)["body"]
-                if rounds == 1 and expired is None:  # the first round: one request comes back expired
-                    expired = key
-                    lines.append({"custom_id": key, "response": None, "error": {"code": "batch_expired", "message": "24h"}})
-                    continue
-                text = answer(body["model"], body["messages"])
-                usage = {"prompt_tokens": sum(len(m["content"].split()) for m in body["messages"]),
-                         "completion_tokens": len(text.split())}
-                lines.append({"id": f"batch_req_{len(lines)}", "custom_id": key,
-                              "response": {"status_code": 200, "body": {"choices": [{"message": {"content": text}}],
-                                                                        "usage": usage}}, "error": None})
-            replies.write_text("".join(json.dumps(x) + "\n" for x in lines))
+            if rounds == 1:  # the first round: one request comes back expired
+                expired = keys[0]
+            answer_all(requests, replies, expire={expired} if rounds == 1 else set())
             summary = import_replies(outbox, store, [replies])
             assert summary["still_waiting"] == (1 if rounds == 1 else 0)
             if rounds == 1:
