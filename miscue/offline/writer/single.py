@@ -127,15 +127,19 @@ def apply(m: Message, brief: WriterBrief) -> None:
 
 def added(extra: str, v: Voice) -> tuple[str, bool]:
     """An unneeded detail as a customer adds it: an aside ("By the way, I now live at ...") or,
-    for a product's feature, a wish closing the request ("ideally with an open shelf")."""
+    for a product's feature, one more thing the product must have, closing the request ("and it
+    has to have an open shelf") -- never hedged ("ideally", "if possible"), as the card says: a
+    wish the agent may ignore is no detail whose reading narrows the answer."""
     e = re.sub(r"^(?:by the way|btw|also|oh)[,:]?\s+", "", extra.strip().rstrip("."), flags=re.IGNORECASE)
     words = e.split()
     if len(words) > 4 or (words and words[0].lower() in ("i", "i'm", "i'll", "my", "we")):  # a statement of its own
         return v.pick((f"By the way, {low(e)}", f"Just so you know, {low(e)}", f"Oh, and {low(e)}", f"{cap(e)}, by the way",
                        f"For what it's worth, {low(e)}")), False
-    if words and words[0].lower() in ("in", "with", "without"):
-        return v.pick((f"preferably {e}", f"ideally {e}", f"{e} if possible")), True
-    return v.pick((f"ideally with {e}", f"preferably with {e}", f"with {e} if possible")), True
+    if words and words[0].lower() == "in":
+        return v.pick((e, f"and {e}", f"and it has to be {e}")), True
+    if words and words[0].lower() in ("with", "without"):
+        return v.pick((e, f"and {e}", f"and it has to come {e}")), True
+    return v.pick((f"with {e}", f"and with {e}", f"and it has to have {e}")), True
 
 
 def operation(op: str, v: Voice) -> str:
