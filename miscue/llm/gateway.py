@@ -25,6 +25,7 @@ import functools
 import os
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
@@ -250,11 +251,7 @@ class Gateway:
             self.deferred += 1
             raise Deferred(key)
 
-        if self.halted is not None:
-            raise self.halted
-        if self.control is not None and (shared := self.control.halted()) is not None:
-            self.halted = shared  # another shard of the run met a terminal error
-            raise shared
+        self._raise_if_halted()
         try:
             reservation = self._reserve(role, cfg, messages, key)  # BudgetExceeded: nothing called
         except BudgetExceeded as exc:
@@ -264,11 +261,13 @@ class Gateway:
         incurred = [0.0]  # what this request's responses cost (retried empty ones included)
         secrets = [str(v) for k, v in cfg.params.items() if k in SECRET_PARAMS and v]
 
-        async def attempt_once() -> _Answer:
+        def sending() -> None:
             nonlocal attempts
             attempts += 1
             usage.requests += 1
-            return await self._attempt(role, cfg, messages, incurred, response_format)
+
+        async def attempt_once() -> _Answer:
+            return await self._attempt(role, cfg, messages, incurred, response_format, sending)
 
         try:
             try:
@@ -280,15 +279,18 @@ class Gateway:
             usage.retries += attempts - 1
             error = _redact(failure.reason, secrets)
             kind = failure.kind if isinstance(failure, _Terminal) else "transient"
+            exchange = Exchange(call_id=key, role=role, model=cfg.model, text="",
+                                error=f"{kind}: {error}", attempts=attempts)
+            # the halt is recorded before the first await: the slot this call freed is not taken
+            # by a waiting call that would not see it yet
+            halt = self._halt(TerminalProviderError(
+                f"{role} {cfg.model}: {kind} error (status {failure.status}), not retried: "
+                f"{error}", exchange=exchange, kind=kind, status=failure.status)) if isinstance(failure, _Terminal) else None
             await self._put(StoredExchange(
                 key=key, request=request, text=None, error=f"{kind}: {error}", attempts=attempts,
                 started_at=started_at, finished_at=_utc_now()))
-            exchange = Exchange(call_id=key, role=role, model=cfg.model, text="",
-                                error=f"{kind}: {error}", attempts=attempts)
-            if isinstance(failure, _Terminal):
-                raise self._halt(TerminalProviderError(
-                    f"{role} {cfg.model}: {kind} error (status {failure.status}), not retried: "
-                    f"{error}", exchange=exchange, kind=kind, status=failure.status)) from None
+            if halt is not None:
+                raise halt from None
             raise TransientProviderError(
                 f"{role} {cfg.model}: still failing after {attempts} attempts "
                 f"(status {failure.status}): {error}",
@@ -322,8 +324,16 @@ class Gateway:
         return {role: usage.model_copy() for role, usage in self._usage.items()}
 
     # -- one attempt ----------------------------------------------------------------------
+    def _raise_if_halted(self) -> None:
+        """Raise the run's halt: this gateway's terminal error, or one another shard recorded."""
+        if self.halted is not None:
+            raise self.halted
+        if self.control is not None and (shared := self.control.halted()) is not None:
+            self.halted = shared  # another shard of the run met a terminal error
+            raise shared
+
     async def _attempt(self, role: str, cfg: RoleConfig, messages: list[Message], incurred: list[float],
-                       response_format: dict[str, Any] | None = None) -> _Answer:
+                       response_format: dict[str, Any] | None, sending: Callable[[], None]) -> _Answer:
         litellm = load_litellm()
         extra = {"response_format": response_format} if response_format is not None else {}
         state = self._state()
@@ -332,6 +342,10 @@ class Gateway:
             limiter = state.limiters.get(cfg.provider)
             if limiter is not None:
                 await limiter.acquire()
+            # a call that waited here for a free slot while the run halted is not sent (checked
+            # only before the wait, every call waiting at a terminal error went out after it)
+            self._raise_if_halted()
+            sending()
             started = time.perf_counter()
             verdict = None
             try:

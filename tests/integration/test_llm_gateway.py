@@ -266,6 +266,22 @@ def test_a_terminal_error_halts_the_gateway(stub, tmp_path):
     assert again.cached and again.text == "stored"
 
 
+def test_calls_waiting_for_a_slot_when_the_run_halts_are_not_sent(stub, tmp_path):
+    """Calls that passed the halt check while every slot was taken wait for a slot; the one that
+    gets it after a terminal error raises that error instead of sending its request."""
+    stub.enqueue(unauthorized(), *(reply(f"must not be reached {i}") for i in range(5)))
+    gw = Gateway(make_config(stub, max_concurrency=1), tmp_path)
+
+    async def run():
+        return await asyncio.gather(*(gw.complete("writer", messages(i), CARD) for i in range(6)),
+                                    return_exceptions=True)
+
+    results = asyncio.run(run())
+    assert all(isinstance(r, TerminalProviderError) for r in results), [type(r).__name__ for r in results]
+    assert stub.request_count == 1 and stub.pending == 5
+    assert gw.usage_summary()["writer"].requests == 1
+
+
 def test_missing_credentials_is_terminal(stub, tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     config = make_config(stub, writer=RoleConfig(model="openai/stub-writer",
