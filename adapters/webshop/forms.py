@@ -37,11 +37,15 @@ def _either(words: Iterable[str]) -> str:
 _PACK = re.compile(rf"^(.*?)\s*\((?:{_either(vocab.PACK_WORDS)}) of (\d+)\)$")
 _PACK_ALONE = re.compile(rf"^({_either(vocab.PACK_WORDS)}) of (\d+)$")
 _AMOUNT = re.compile(rf"^(\d+(?:\.\d+)?)\s*-?\s*({_either(vocab.TWO_WORD_UNITS)}|[a-z]+)$")
-_QUALIFIED = re.compile(rf" (?:{_either(vocab.ATTR_QUALIFIERS)})$")
 _JEANS = re.compile(r"^(\d+)\s*w\s*x\s*(\d+)\s*l$")
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 _LETTERS = {w: group for group in vocab.SIZE_GROUPS for w in group}
 _SIZE_ORDER = {group[0]: i for i, group in enumerate(vocab.SIZE_GROUPS[:7])}
+
+
+def _unqualified(attr: str) -> str:
+    """An attribute without the qualifier the catalogue appends ("batteries included" -> "batteries")."""
+    return next((attr.removesuffix(f" {q}") for q in vocab.ATTR_QUALIFIERS if attr.endswith(f" {q}")), attr)
 
 
 def dedupe(forms: Iterable[str]) -> tuple[str, ...]:
@@ -127,7 +131,7 @@ def attr_forms(text: str, products: tuple[str, ...] = ()) -> tuple[str, ...]:
         if len(ws) >= 2 and len(pw) >= 2 and singular(pw[-1]) == singular(ws[-1]) and pw[0] not in ws:
             forms += [" ".join(ws[:-1] + pw), " ".join(ws[:-1] + pw[:-1] + [plural(singular(pw[-1]))])]
     # "easy assembly required" is said as "easy assembly" is ("easy to put together")
-    forms += vocab.ATTR_SYNONYMS.get(a, ()) or vocab.ATTR_SYNONYMS.get(_QUALIFIED.sub("", a), ())
+    forms += vocab.ATTR_SYNONYMS.get(a, ()) or vocab.ATTR_SYNONYMS.get(_unqualified(a), ())
     return dedupe(s for f in forms for s in _respell(f))
 
 
