@@ -31,6 +31,12 @@ OFF_TOPICS = (
 MAX_FORMS = 24  # other ways of saying one value, shown to a model
 MAX_OPTIONS = 12  # other legal values of one requirement, shown to the extractors
 _WORD = re.compile(r"[a-z0-9]+")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
+
+
+def numbers(said: str) -> frozenset[str]:
+    """The numbers a phrase says ("24 ct" -> {"24"})."""
+    return frozenset(_NUMBER.findall(said))
 _STOP = {"the", "a", "an", "my", "of", "on", "in", "and", "with", "to", "for", "ending"}
 
 
@@ -113,6 +119,17 @@ class Planner:
                     out.append((value, gt))
             self._alts[key] = out
         return self._alts[key]
+
+    def wrong_values(self, intent: Intent, truth: GroundTruth, slot: str) -> list[tuple[Any, GroundTruth]]:
+        """The alternatives a text can state as another value (a factual error, a fallback): none
+        whose numbers are those of a way the truth is said ("24 count" for "12 count (pack of 2)",
+        which the host also says "24 ct": a reader may take either)."""
+        domains = self.adapter.grounder(intent).domains
+        if slot not in domains:
+            return self.alternatives(intent, truth, slot)
+        truth_numbers = {n for n in (numbers(f) for f in domains[slot].true_value.heard) if n}
+        return [(v, gt) for v, gt in self.alternatives(intent, truth, slot)
+                if numbers(self.spoken(intent, slot, v)) not in truth_numbers]
 
     def _named_elsewhere(self, intent: Intent, slot: str) -> set[str]:
         """What other requirements of ``intent`` name, when ``slot`` takes the object operated on
@@ -292,7 +309,7 @@ class Planner:
         if ft.extraction in (ExtractionClass.noise, ExtractionClass.oblique):
             return [None], ""
         if ft.extraction == ExtractionClass.presupposed:
-            slots = [f.slot for f in facts if self.alternatives(root, truth, f.slot)]
+            slots = [f.slot for f in facts if self.wrong_values(root, truth, f.slot)]
             return (slots, "") if slots else ([], "no_fallback_value")
         verdict = applicable(ft, facts)
         if not verdict.applicable:
@@ -303,7 +320,7 @@ class Planner:
             if not slots:
                 return [], "target_value_not_distinctive"
         if ft.extraction == ExtractionClass.substituted:
-            slots = [s for s in slots if self.alternatives(root, truth, s)]
+            slots = [s for s in slots if self.wrong_values(root, truth, s)]
             return (slots, "") if slots else ([], "no_plausible_wrong_value")
         if ft.id == "lexical_ambiguity":
             slots = [s for s in slots if self.lexical(root, truth, s)]
@@ -334,7 +351,8 @@ class Planner:
             extraction=self.requirements(root, options=True),
         )
         if ft.extraction in (ExtractionClass.substituted, ExtractionClass.presupposed):
-            value, _ = self.alternatives(root, truth, target)[turn % len(self.alternatives(root, truth, target))]  # type: ignore[arg-type]
+            values = self.wrong_values(root, truth, target)  # type: ignore[arg-type]
+            value, _ = values[turn % len(values)]
             key = "wrong_value" if ft.extraction == ExtractionClass.substituted else "fallback"
             setattr(materials, key, self.spoken(root, target, value))  # type: ignore[arg-type]
             plan.values[key] = value

@@ -12,7 +12,8 @@ import pytest
 from miscue.adapters.webshop import WebShopAdapter
 from miscue.briefs import WriterBrief
 from miscue.graphs import GraphBuilder
-from miscue.planning import Planner
+from miscue.planning import AttemptPlan, Planner
+from miscue.planning.single import numbers
 from miscue.taxonomy import FAULT_TYPES, ExtractionClass, fault_type
 from miscue.writer_view import HIDES_TARGET, LABELS, shared_value
 from miscue.writing import render_composite, render_writer
@@ -22,21 +23,26 @@ LIMIT = re.compile(r"never more than (\d+) words")
 ANY_LIMIT = re.compile(r"(?:up to|never more than|at most) (\d+) words")
 
 
-def briefs_of(adapter, build) -> list[WriterBrief]:
+def plans_of(adapter, build) -> list[AttemptPlan]:
     planner = Planner(adapter)
     out = []
     for graph in build.graphs:
         for cell in planner.cells(graph, list(FAULT_TYPES)):
             if cell.status == "planned":
-                out.append(planner.attempt(cell, graph, 0).brief)
+                out.append(planner.attempt(cell, graph, 0))
     return out
 
 
 @pytest.fixture(scope="module")
-def all_briefs(retail, airline, retail_build, airline_build) -> dict[str, list[WriterBrief]]:
+def all_plans(retail, airline, retail_build, airline_build) -> dict[str, list[AttemptPlan]]:
     webshop = WebShopAdapter()
-    return {"tau2-retail": briefs_of(retail, retail_build), "tau2-airline": briefs_of(airline, airline_build),
-            "webshop": briefs_of(webshop, GraphBuilder(webshop).build())}
+    return {"tau2-retail": plans_of(retail, retail_build), "tau2-airline": plans_of(airline, airline_build),
+            "webshop": plans_of(webshop, GraphBuilder(webshop).build())}
+
+
+@pytest.fixture(scope="module")
+def all_briefs(all_plans) -> dict[str, list[WriterBrief]]:
+    return {bench: [p.brief for p in plans] for bench, plans in all_plans.items()}
 
 
 def prose(messages: list[dict]) -> tuple[str, str]:
@@ -161,3 +167,21 @@ def test_no_wrong_or_fallback_bag_count_is_fewer_than_the_paid_bags(all_briefs):
         if bags < paid:
             incoherent.append((brief.fault_type, brief.target, said, other.spoken))
     assert checked >= 2 and incoherent == [], (checked, incoherent)
+
+
+def test_no_wrong_or_fallback_value_says_the_numbers_of_a_way_the_truth_is_said(all_plans):
+    """WebShop task 53's size is "12 count (pack of 2)", which the host also says "24 ct"; a factual
+    error stating "24 count" (it had been planned) is read, rightly, as either value. A wrong value
+    or a fallback never says exactly the numbers of one of the true value's ways of being said
+    (what readers are shown)."""
+    checked, same, numbered = 0, [], 0
+    for plan in (p for plans in all_plans.values() for p in plans):
+        said = plan.brief.materials.wrong_value or plan.brief.materials.fallback
+        target = next((r for r in plan.extraction if r.slot == plan.brief.target), None)
+        if not said or target is None:
+            continue
+        checked += 1
+        numbered += bool(numbers(said))
+        if numbers(said) and any(numbers(f) == numbers(said) for f in (target.spoken, *target.says)):
+            same.append((plan.brief.benchmark, plan.brief.target, said, target.spoken))
+    assert checked >= 100 and numbered >= 50 and same == [], (checked, numbered, same[:5])
