@@ -1,6 +1,6 @@
 """The model path measured on the hand-labelled verifier set with stand-in readers (issue 39, item 4).
 
-    PYTHONPATH=. .venv/bin/python scripts/verifier_readings.py render --split heldout --out DIR [--chunks 8]
+    PYTHONPATH=. .venv/bin/python scripts/verifier_readings.py render --split heldout --out DIR [--chunks 8] [--ids FILE]
     PYTHONPATH=. .venv/bin/python scripts/verifier_readings.py collect DIR... --reader a
     PYTHONPATH=. .venv/bin/python scripts/verifier_readings.py run [--split heldout]
     PYTHONPATH=. .venv/bin/python scripts/verifier_readings.py replies EXPORTED.jsonl OUT.jsonl
@@ -58,6 +58,9 @@ def scores(split: str | None, standins: dict[str, dryrun.Replies] | None) -> tup
 
 def _render(args: argparse.Namespace) -> None:
     rows = [r for r in dryrun.read_jsonl(SET) if r["split"] == args.split]
+    if args.ids:
+        wanted = set(args.ids.read_text(encoding="utf-8").split())
+        rows = [r for r in rows if r["id"] in wanted]
     prompts = sorted(dryrun.request_prompts(rows), key=lambda p: p["id"])
     for reader in args.readers:
         for c in range(args.chunks):
@@ -143,6 +146,7 @@ def main() -> None:
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--chunks", type=int, default=8)
     p.add_argument("--readers", nargs="+", default=["a", "b"])
+    p.add_argument("--ids", type=Path, help="only these requests of the split (a file of ids): a sample")
     p = sub.add_parser("collect")
     p.add_argument("dirs", type=Path, nargs="+")
     p.add_argument("--reader", choices=["a", "b"], required=True)

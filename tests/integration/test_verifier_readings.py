@@ -1,12 +1,12 @@
 """The model path measured on the hand-labelled verifier set (issue 39, item 4).
 
-Every held-back request of ``tests/data/verifier_set.jsonl`` (and a sample of the tune part) was
-read by two stand-in readers, each given only the exact rendered reading prompt
-(``tests/data/verifier_readings/README.md`` says how the replies were made; the held-back prompts
-were answered once, after the reading form was final). Their replies answer as extractors A and
-B; every other step -- the checks on each reading, the derived class, agreement, admission by
-executing the reading in the real tau2 and WebShop environments -- is the pipeline's own
-(``miscue eval-verifier``'s evaluation). ``scripts/verifier_readings.py run`` prints the same
+The held-back requests written after the reading form was final (round 7 of
+``tests/data/verifier_set.jsonl``) and a sample of the tune part were read by two stand-in
+readers, each given only the exact rendered reading prompt (``tests/data/verifier_readings/README.md``
+says how the replies were made; the held-back prompts were answered once). Their replies answer as
+extractors A and B; every other step -- the checks on each reading, the derived class, agreement,
+admission by executing the reading in the real tau2 and WebShop environments -- is the pipeline's
+own (``miscue eval-verifier``'s evaluation). ``scripts/verifier_readings.py run`` prints the same
 figures beside the offline baseline, with every miss.
 """
 
@@ -23,6 +23,9 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 READINGS = DATA / "verifier_readings"
 FILES = {"extractor_a": "replies_read_a.jsonl", "extractor_b": "replies_read_b.jsonl"}
 ROWS = dryrun.read_jsonl(DATA / "verifier_set.jsonl")
+#: the held-back round written after the reading form was final; the earlier held-back rounds were
+#: read on an earlier form (their figures: the README) and are never re-answered
+ROUND = ("r7-", "a7-", "w7-")
 
 
 def _answered(role: str) -> set[str]:
@@ -32,7 +35,7 @@ def _answered(role: str) -> set[str]:
 @pytest.fixture(scope="module")
 def heldout(tmp_path_factory):
     """The held-back part judged with the stand-in readers, and with the offline readers."""
-    ids = {r["id"] for r in ROWS if r["split"] == "heldout"}
+    ids = {r["id"] for r in ROWS if r["split"] == "heldout"} & _answered("extractor_a")
     replies = dryrun.labelled_replies([r for r in ROWS if r["id"] in ids], READINGS, FILES)
     stale = [s for r in replies.values() for s in r.stale if s.split()[0] in ids]
     assert not stale, "stale replies: the reading prompts changed since they were answered\n" + "\n".join(stale[:10])
@@ -43,9 +46,13 @@ def heldout(tmp_path_factory):
     return model.report(), offline.report()
 
 
-def test_both_readers_answered_every_heldout_request():
+def test_both_readers_answered_every_request_of_the_heldout_round():
+    """Every request of the round (and no other held-back one: those were answered on an earlier
+    form), by both readers."""
     heldout = {r["id"] for r in ROWS if r["split"] == "heldout"}
-    assert heldout <= _answered("extractor_a") and heldout <= _answered("extractor_b")
+    round_ = {i for i in heldout if i.startswith(ROUND)}
+    assert len(round_) >= 75
+    assert _answered("extractor_a") & heldout == round_
     assert _answered("extractor_a") == _answered("extractor_b")
 
 
@@ -53,13 +60,14 @@ def test_the_model_path_keeps_precision_and_reads_more_than_the_rules(heldout):
     """What holds: precision >= 0.95 on the held-back part, and more of its faults admitted than the
     offline readers admit, at no lower precision."""
     model, offline = (r["by_split"]["heldout"] for r in heldout)
-    assert model["n"] == offline["n"] == sum(1 for r in ROWS if r["split"] == "heldout")
+    assert model["n"] == offline["n"] == sum(1 for r in ROWS if r["id"].startswith(ROUND))
     assert model["precision"] >= 0.95, model
     assert model["recall"] > offline["recall"] and model["precision"] >= offline["precision"], (model, offline)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 39's acceptance is not met yet: held-back recall 0.758 (< 0.85); "
-                                       "irrelevant_information, lexical, referential and syntactic ambiguity under 0.70 "
+@pytest.mark.xfail(strict=True, reason="issue 39's acceptance is not met: held-back round 7 (81 requests, answered once "
+                                       "on today's form) recall 0.742 (< 0.85); irrelevant_information 0.33, syntactic "
+                                       "ambiguity 0.17, tool capability mismatch 0.50 and lexical ambiguity 0.67 under 0.70 "
                                        "(tests/data/verifier_readings/README.md groups every miss by cause)")
 def test_the_model_path_meets_the_acceptance_on_the_heldout_part(heldout):
     """Issue 39: recall >= 0.85 on the held-back part; every fault type with five or more

@@ -128,13 +128,14 @@ def test_the_reading_form_renders_the_tasks_values_and_its_version_follows_the_s
     from miscue.briefs import ExtractionInput, Option, Requirement
 
     reqs = [Requirement(slot="cabin", phrase="the cabin", spoken="business", says=["biz class"],
-                        options=[Option(say="economy"), Option(say="basic economy")])]
+                        options=[Option(say="economy", also=["coach"]), Option(say="basic economy")])]
     form = ReadingForm.of(reqs, "book a flight", ["cancel a reservation"])
     assert form.requirements[0].values == ("business", "economy", "basic economy") and form.operations[0] == "book a flight"
     inp = ExtractionInput(context="an airline", request="book a flight", requirements=reqs, text="Book me in coach.")
     messages, version = writing.render_read(inp, form)
     user = messages[1]["content"]
-    assert '- cabin: the cabin = "business" (other legal values: "economy", "basic economy")' in user
+    assert ('- cabin: the cabin = "business" (also said as "biz class"); '
+            'other legal values: "economy" (also said as "coach"), "basic economy"') in user
     assert '"cancel a reservation"' in user and "Book me in coach." in user and NO_VALUE in user
     assert version.endswith(form.schema_hash())
     wider = ReadingForm.of(reqs, "book a flight", ["cancel a reservation", "change flights"])
