@@ -270,6 +270,7 @@ class PathComparison:
 
     recipes: int = 0
     disagreements: list[str] = field(default_factory=list)
+    naive_states: dict[tuple[ToolCall, ...], str] = field(default_factory=dict)  # each recipe's naive hash
 
     @property
     def ok(self) -> bool:
@@ -286,6 +287,7 @@ def compare_paths(domain: str, recipes: Iterable[tuple[ToolCall, ...]]) -> PathC
     for calls in ((), *recipes):  # the empty recipe: both paths' pristine states pair up
         out.recipes += 1
         f, n = fast.run(calls), naive.run(calls)
+        out.naive_states[tuple(calls)] = n.state
         if f.errors != n.errors:
             out.disagreements.append(f"errors differ ({f.errors} vs {n.errors}): {calls}")
         if fast_to_naive.setdefault(f.state, n.state) != n.state:

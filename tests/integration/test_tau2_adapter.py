@@ -42,28 +42,6 @@ def test_lifted_conditions_speak_like_a_user(retail):
     assert intent.base == {"customer": "yusuf_rossi_9620", "request": ["exchange"]}
 
 
-def test_root_reproduces_the_golden_state_of_tau2_itself(retail, airline):
-    """The lifted intent executes to exactly the state tau2's own golden replay reaches (the
-    settled one reaches the same outcome: tests/integration/test_requirements.py)."""
-    for adapter in (retail, airline):
-        naive = NaiveExecutor(adapter.domain_name)
-        seeds = {s.task_id: s for s in adapter.load_seeds()}
-        states_fast, states_naive = {}, {}
-        for tid, check in list(checks(adapter).items())[:40]:
-            if not check.ok:
-                continue
-            golden = naive.run(adapter.golden_calls(seeds[tid]))
-            (recipe,) = adapter.compile(adapter.lift_seed(seeds[tid]).intent)
-            ours = naive.run(recipe.calls)
-            assert ours.state == golden.state, tid
-            states_fast[tid] = adapter.ground_truth(adapter.lift_seed(seeds[tid]).intent).value
-            states_naive[tid] = golden.state
-        # same partition of tasks by state under both paths
-        by_fast = {tid: [t for t in states_fast if states_fast[t] == v] for tid, v in states_fast.items()}
-        by_naive = {tid: [t for t in states_naive if states_naive[t] == v] for tid, v in states_naive.items()}
-        assert by_fast == by_naive
-
-
 def test_withholding_widens_and_adding_narrows(retail):
     intent = retail.validate(next(s for s in retail.load_seeds() if s.task_id == "0")).intent
     truth = retail.ground_truth(intent)
