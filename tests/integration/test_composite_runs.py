@@ -141,18 +141,25 @@ def test_webshop_composites_k2_k4(tmp_path):
 
 @pytest.mark.skipif("webshop" not in ADAPTERS, reason="no WebShop adapter registered")
 def test_the_type_cap_slows_a_dominant_type_but_never_ends_a_run_short(tmp_path):
-    """WebShop's k = 4 combinations nearly all carry an off-topic passage (its goals have few
-    requirements, so whole-message faults fill k = 4): once the cap applies, every graph's proposal
-    is over it. The run lets the best one through and reaches its target instead of stopping. (The
-    odd tasks below 200 are a slice where that happens: on the even ones, since the offline writer
-    states an added detail plainly, the run reaches its target without relaxing the cap.)"""
+    """WebShop's k = 4 combinations mostly carry an off-topic passage (its goals have few
+    requirements, so whole-message faults fill k = 4). A cap under that share holds proposals back
+    and lowers the dominant type's share; once every graph's proposal is over it, the run lets the
+    best one through and reaches its target instead of stopping. (The cap is set under the share
+    the uncapped run reaches on this slice -- measured in the test, 0.6 when written -- so the
+    situation is made, not found in data that drift as the models change.)"""
     adapter = adapter_for("webshop", tasks=[str(i) for i in range(1, 200, 2)])
     graphs = GraphBuilder(adapter).build().graphs
-    result = run_composites(adapter, graphs, offline_gateway(tmp_path / "store"), CompositeConfig(ks=[4], per_k=20))
-    four = _summary_of(result, 4)
-    assert four["admitted"] >= 20 and four["stopped"] == "target_reached", four
-    assert four["held_by_cap"] > 0 and four["cap_relaxed"] > 0
-    assert four["max_type_share"] < 0.75, four["per_type"]  # slowed: without the cap it runs to four in five
+
+    def run(cap: float | None, store: str) -> dict:
+        config = CompositeConfig(ks=[4], per_k=20, max_type_share=cap)
+        return _summary_of(run_composites(adapter, graphs, offline_gateway(tmp_path / store), config), 4)
+
+    free = run(None, "free")
+    assert free["admitted"] >= 20 and free["held_by_cap"] == 0
+    capped = run(free["max_type_share"] - 0.1, "capped")
+    assert capped["admitted"] >= 20 and capped["stopped"] == "target_reached", capped
+    assert capped["held_by_cap"] > 0 and capped["cap_relaxed"] > 0
+    assert capped["max_type_share"] < free["max_type_share"], (capped["per_type"], free["per_type"])
 
 
 def test_a_run_is_reproducible_and_replays_from_the_store(retail, retail_build, tmp_path):
