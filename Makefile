@@ -24,9 +24,11 @@ check: lint $(STAMP)
 	$(VENV)/bin/python -m pytest -q -n 2 tests/unit
 
 # the whole suite (what CI runs): lint, then every tier on two pytest-xdist workers, a test module
-# each at a time (a module's fixtures -- small builds, a Prefect server -- are made once)
+# each at a time (a module's fixtures -- small builds, a Prefect server -- are made once), in
+# collection order: the drills' few long modules first, the many short ones filling in after
+# (xdist's default sends the modules with the most tests first, leaving a long drill for the end)
 test: lint $(STAMP) browser install-check
-	$(VENV)/bin/python -m pytest -q -n 2 --dist loadfile
+	$(VENV)/bin/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder
 
 # the wheel installed (not editable) into a throw-away venv runs a build in an empty directory
 install-check: $(STAMP)
