@@ -70,6 +70,11 @@ _NUMBER = re.compile(r"(\d+(?:\.\d+)?)")
 _UNITS = {"tb": 1000.0, "l": 1000.0, "kg": 1000.0}
 
 
+def numbers(said: str) -> frozenset[str]:
+    """The numbers written in a phrase, digits only ("24 ct" -> {"24"}; "the cheapest one" -> {})."""
+    return frozenset(_NUMBER.findall(said))
+
+
 def rank(value: Any) -> float | None:
     """A value's place on its requirement's order, when it has an obvious one: counts and
     amounts, letter sizes, cabins ("full size" and "60%" have none)."""

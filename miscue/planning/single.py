@@ -18,7 +18,7 @@ from miscue.briefs import Materials, Option, Requirement, WriterBrief
 from miscue.canonical import canonical_json, content_hash
 from miscue.language import Member, SlotDomain, words
 from miscue.reading import ReadingForm
-from miscue.planning.materials import ambiguous_words, companions, plain_forms, pointers, said_form, vague_phrases
+from miscue.planning.materials import ambiguous_words, companions, numbers, plain_forms, pointers, said_form, vague_phrases
 from miscue.schema import FaultSpec, GroundTruth, Intent, IntentGraph
 from miscue.taxonomy import ExtractionClass, FaultType, SlotFacts, applicable, fault_type
 
@@ -31,12 +31,6 @@ OFF_TOPICS = (
 MAX_FORMS = 24  # other ways of saying one value, shown to a model
 MAX_OPTIONS = 12  # other legal values of one requirement, shown to the extractors
 _WORD = re.compile(r"[a-z0-9]+")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
-
-
-def numbers(said: str) -> frozenset[str]:
-    """The numbers a phrase says ("24 ct" -> {"24"})."""
-    return frozenset(_NUMBER.findall(said))
 _STOP = {"the", "a", "an", "my", "of", "on", "in", "and", "with", "to", "for", "ending"}
 
 

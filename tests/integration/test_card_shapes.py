@@ -13,7 +13,7 @@ from miscue.adapters.webshop import WebShopAdapter
 from miscue.briefs import WriterBrief
 from miscue.graphs import GraphBuilder
 from miscue.planning import AttemptPlan, Planner
-from miscue.planning.single import numbers
+from miscue.planning.materials import numbers
 from miscue.taxonomy import FAULT_TYPES, ExtractionClass, fault_type
 from miscue.writer_view import HIDES_TARGET, LABELS, shared_value
 from miscue.writing import render_composite, render_writer
