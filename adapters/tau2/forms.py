@@ -82,7 +82,7 @@ REASONS = {"no longer needed": ("no longer needed", "no longer need", "dont need
            "ordered by mistake": ("ordered by mistake", "by mistake", "by accident", "accidentally", "mistakenly",
                                   "in error", "didnt mean to", "didn't mean to", "did not mean to", "ordered it wrong",
                                   "wrong order", "mistake", "accidental")}
-CABINS = {"basic_economy": ("basic economy", "basic", "economy basic"),
+CABINS = {"basic_economy": ("basic economy", "basic", "economy basic", "coach"),  # "coach": either economy fare
           "economy": ("economy", "economy class", "main cabin", "coach", "standard economy", "regular economy"),
           "business": ("business", "business class")}
 OPERATIONS = {
