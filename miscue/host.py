@@ -74,6 +74,22 @@ class Extra:
 
 
 @dataclass(frozen=True)
+class Limit:
+    """A number a user may hold the request to without needing it ("as long as it is under
+    $150", "it has to be nonstop"), which the host can check.
+
+    ``name`` is how the reading form lists it (a reader writes the extra's condition as
+    ``<name> <= N``); ``slot`` is the condition it bounds (op ``<=``, ``>=`` or ``=``); ``step``
+    is the smallest difference between its values, so that a strict bound ("under $150") is the
+    next value in (<= 149.99).
+    """
+
+    name: str
+    slot: str
+    step: float = 1.0
+
+
+@dataclass(frozen=True)
 class Mismatch:
     """The wrong instrument: the outcome asked for through an operation that cannot deliver it.
 
@@ -271,6 +287,11 @@ class Adapter(ABC, Generic[Recipe]):
 
     def mismatches(self, intent: Intent) -> list[Mismatch]:
         """Wrong-instrument requests with executable literal readings."""
+        return []
+
+    def limits(self, intent: Intent) -> list[Limit]:
+        """The numbers a user may hold this request to that the host can check (a limit read
+        as an extra is executed as the truth plus that bound)."""
         return []
 
     # ------------------------------------------------------------- value grounding (6a)

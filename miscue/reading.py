@@ -139,6 +139,9 @@ class ReadingForm:
     # the true outcome's details that are not requirements, as (what, its value as said): a detail
     # the text adds that agrees with one is no extra (the card a refund goes to, the order)
     settled: tuple[tuple[str, str], ...] = ()
+    # the numbers the host can check that a text may hold the request to (:class:`~miscue.host.Limit`
+    # names): an extra on one of them is written "<name> <= N"
+    limits: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for r in self.requirements:
@@ -177,11 +180,14 @@ class ReadingForm:
                                         says=tuple(f for f in truth.heard if f != truth.spoken), ids=said_by))
         return cls(tuple(reqs), operation, tuple(dict.fromkeys([operation, *others])))
 
-    def with_host_facts(self, settled: Sequence[tuple[str, str]], implied: set[str]) -> ReadingForm:
-        """The form with the true outcome's settled details and the requirements the rest of the
-        request implies (what executing the truth says; see :attr:`settled`, :attr:`FormRequirement.implied`)."""
+    def with_host_facts(self, settled: Sequence[tuple[str, str]], implied: set[str],
+                        limits: Sequence[str] = ()) -> ReadingForm:
+        """The form with the true outcome's settled details, the requirements the rest of the
+        request implies (what executing the truth says; see :attr:`settled`,
+        :attr:`FormRequirement.implied`) and the limits the host can check."""
         reqs = tuple(r.model_copy(update={"implied": r.slot in implied}) for r in self.requirements)
-        return replace(self, requirements=reqs, settled=tuple((what, value) for what, value in settled))
+        return replace(self, requirements=reqs, settled=tuple((what, value) for what, value in settled),
+                       limits=tuple(limits))
 
     def requirement(self, slot: str) -> FormRequirement:
         return next(r for r in self.requirements if r.slot == slot)
@@ -190,13 +196,15 @@ class ReadingForm:
     def from_dict(cls, data: dict[str, Any]) -> ReadingForm:
         """The form :meth:`as_dict` wrote (what a prompt carries: no host values)."""
         return cls(tuple(FormRequirement.model_validate(r) for r in data["requirements"]), data["operation"],
-                   tuple(data["operations"]), tuple((what, value) for what, value in data.get("settled", ())))
+                   tuple(data["operations"]), tuple((what, value) for what, value in data.get("settled", ())),
+                   tuple(data.get("limits", ())))
 
     def as_dict(self) -> dict[str, Any]:
         return {"requirements": [r.model_dump(mode="json", exclude={"legal", "implied"}) for r in self.requirements],
                 "operation": self.operation,
                 "operations": list(self.operations),
-                **({"settled": [list(s) for s in self.settled]} if self.settled else {})}
+                **({"settled": [list(s) for s in self.settled]} if self.settled else {}),
+                **({"limits": list(self.limits)} if self.limits else {})}
 
     def model(self) -> type[BaseModel]:
         """The pydantic model of a reply: one field per requirement, each with its own enums;
@@ -283,6 +291,33 @@ def fuzzy_score(quote: str, text: str) -> float:
     if any(any(ch.isdigit() for ch in w) and w not in tokens for w in quote.split()):
         return 0.0
     return fuzz.partial_ratio(quote, text)
+
+
+#: an extra's condition on a listed limit: "<name> <= N" (N a number; a price may keep its "$")
+_LIMIT = re.compile(r"(<=|>=|<|>|=)\s*\$?\s*(\d+(?:\.\d+)?)\s*$")
+
+
+@dataclass(frozen=True)
+class LimitRead:
+    """An extra read as a bound on one of the form's limits."""
+
+    name: str
+    op: str  # "<", "<=", ">", ">=" or "="
+    number: float
+
+
+def limit_of(extra: Extra, form: ReadingForm) -> LimitRead | None:
+    """The extra's condition as a bound on a listed limit ("<name> <= 150"), or None when it is
+    not written so. The name must be one the form lists (compared after :func:`normalise`).
+    Formal syntax only: nothing here reads English."""
+    m = _LIMIT.search(extra.condition.strip())
+    if m is None:
+        return None
+    said = normalise(extra.condition[: m.start()])
+    name = next((n for n in form.limits if normalise(n) == said), None)
+    if name is None:
+        return None
+    return LimitRead(name, m.group(1), float(m.group(2)))
 
 
 def check(reading: Reading, form: ReadingForm, text: str) -> list[Verdict]:

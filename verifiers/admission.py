@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from miscue.host import Adapter, NotExecutable
-from miscue.reading import NO_VALUE, Departure, ReadingForm
+from miscue.reading import NO_VALUE, Departure, ReadingForm, limit_of
 from miscue.reading import Reading as ReadingRecord
-from miscue.schema import GroundTruth, Intent, Verdict
+from miscue.schema import Condition, GroundTruth, Intent, Verdict
 from miscue.taxonomy import ExtractionClass
 from miscue.verifiers.agreement import overlap
 
@@ -64,6 +64,22 @@ def _run(adapter: Adapter, name: str, intent: Intent, source: str) -> Reading:
         return Reading(name, intent, None, f"{exc.code}: {exc.detail}", source)
 
 
+_STRICT = {"<": "<=", ">": ">="}
+
+
+def _limited(adapter: Adapter, root: Intent, form: ReadingForm, reading: ReadingRecord) -> Intent | None:
+    """The truth plus the bound the reading's extra puts on a limit the host lists (None when no
+    extra is written as one). A strict bound is the next value in: under $150 is <= $149.99."""
+    found = next((b for e in reading.extras if (b := limit_of(e, form)) is not None), None)
+    limit = next((x for x in adapter.limits(root) if found is not None and x.name == found.name), None)
+    if found is None or limit is None:
+        return None
+    step = limit.step if found.op in _STRICT else 0.0
+    value = found.number - step if found.op == "<" else found.number + step
+    bound = Condition(slot=limit.slot, op=_STRICT.get(found.op, found.op), value=round(value, 6))  # type: ignore[arg-type]
+    return root.with_condition(bound)
+
+
 def admit_reading(adapter: Adapter, root: Intent, truth: GroundTruth, form: ReadingForm, reading: ReadingRecord,
                   found: Departure | None) -> Admission:
     """Execute the literal reading of the text as the agreed ``reading`` says it (never the plan)
@@ -85,6 +101,13 @@ def admit_reading(adapter: Adapter, root: Intent, truth: GroundTruth, form: Read
         ok = not truth.empty and (refused or r.truth.hash != truth.hash)  # type: ignore[union-attr]
         return Admission(None if ok else _reject("mismatch_reaches_truth"), [r])
     if found.cls == ExtractionClass.extras:
+        bounded = _limited(adapter, root, form, reading)
+        if bounded is not None:  # a limit on a number the host checks: an answer it leaves out is a change
+            r = _run(adapter, "truth_plus_limit", bounded, "reading")
+            if r.truth is None:
+                return Admission(_reject("extra_not_executable", r.error or ""), [r])
+            narrows = r.truth.issubset(truth) and len(r.truth.value) < len(truth.value)
+            return Admission(None if narrows or r.truth.hash != truth.hash else _reject("extra_did_not_narrow"), [r])
         said = " ".join(f"{e.quote} {e.condition}" for e in reading.extras)
         best = max(adapter.extras(root), key=lambda e: overlap(e.phrase, said), default=None)
         if best is None or overlap(best.phrase, said) < 0.5:

@@ -189,7 +189,7 @@ class Tau2Adapter(Tau2Speech, Adapter[Tau2Recipe]):
             ]
             if isinstance(kind, ChangeFlights) and "reservation" in given and "cabin" in given:
                 ctx["cabin_after"][given["reservation"]] = given["cabin"]
-            if self.domain_name == "airline":
+            if self.domain_name == "airline" and options:  # none to begin with: an empty answer, not a refusal
                 options = [o for o in options
                            if o[0] in self.vouched_calls or not policy.violations(o[0].name, o[0].arguments, self.db.raw)]
                 if not options:
@@ -289,11 +289,4 @@ class Tau2Adapter(Tau2Speech, Adapter[Tau2Recipe]):
         return {"require_full_quota": False}
 
     def fault_support(self) -> dict[str, FaultSupport]:
-        support = {t: FaultSupport(True, "supported") for t in FAULT_TYPES}
-        if self.domain_name == "airline":
-            support["tool_capability_mismatch"] = FaultSupport(
-                False,
-                "the airline tools have no sibling write that a customer could mistake for booking, changing or "
-                "cancelling and that reaches for the same outcome (each write is the only instrument for its outcome)",
-            )
-        return support
+        return {t: FaultSupport(True, "supported") for t in FAULT_TYPES}

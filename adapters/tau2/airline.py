@@ -109,6 +109,29 @@ def _itineraries(db: DB, segments: list[dict[str, Any]], one_change: bool) -> li
     return [list(p) for p in itertools.islice(itertools.product(*pools), 64)]  # the first 64, however many
 
 
+STOPS = "stops"  # a bound a customer may hold new flights to ("it has to be nonstop"): stops<= / >= / =
+STOP_FIELDS = (STOPS, STOPS + "<=", STOPS + ">=")
+
+
+def stops(db: DB, segments: list[dict[str, Any]], ends: tuple[str, str]) -> int:
+    """The most stops on one way of a journey: each way runs until it reaches one of its ends
+    (the trip's origin or destination)."""
+    flights = db.table("flights")
+    ways, n = [], 0
+    for seg in segments:
+        n += 1
+        if flights.get(seg["flight_number"], {}).get("destination") in ends:
+            ways.append(n)
+            n = 0
+    return max([*ways, n]) - 1
+
+
+def within_stops(given: dict[str, Any], n: int) -> bool:
+    """Whether ``n`` stops meet the stop bounds among the given fields."""
+    return all({"=": n == b, "<=": n <= b, ">=": n >= b}[op] for op in ("=", "<=", ">=")
+               if (b := given.get(STOPS + ("" if op == "=" else op))) is not None)
+
+
 def _num(x: float) -> int | float:
     return int(x) if float(x).is_integer() else round(x, 2)
 
@@ -126,6 +149,9 @@ def bags_contradict(field: str, value: Any, given: dict[str, Any]) -> bool:
 
 class Book(WriteKind):
     tool, label = "book_reservation", "book"
+
+    def accepts(self, field):
+        return field in self.fields or field in STOP_FIELDS
     fields = ("origin", "destination", "trip", "cabin", "flights", "passengers", "payment", "bags", "insurance", "paid_bags")
 
     def ordered(self, field):
@@ -206,6 +232,8 @@ class Book(WriteKind):
         out = []
         for combo in cartesian(pools):
             chosen = dict(zip(self.fields, combo))
+            if not within_stops(given, stops(db, segs, (chosen["origin"], chosen["destination"]))):
+                continue
             if "paid_bags" in given:
                 chosen["paid_bags"] = given["paid_bags"]
             args = self._build(db, customer, chosen)
@@ -234,6 +262,9 @@ class ChangeFlights(WriteKind):
     tool, label = "update_reservation_flights", "change_flights"
     fields = ("reservation", "cabin", "flights", "payment")
 
+    def accepts(self, field):
+        return field in self.fields or field in STOP_FIELDS
+
     def ordered(self, field):
         return field == "cabin"
 
@@ -255,6 +286,8 @@ class ChangeFlights(WriteKind):
                 [given["flights"]] if "flights" in given
                 else _itineraries(db, _segments(res["flights"]), one_change=False)
             )
+            ends = (res["origin"], res["destination"])
+            itineraries = [i for i in itineraries if within_stops(given, stops(db, i, ends))]
             for cabin, flights, pay in cartesian([pick(given, "cabin", CABINS), itineraries,
                                                   pick(given, "payment", db.payment_ids(customer))]):
                 chosen = {"reservation": rid, "cabin": cabin, "flights": flights, "payment": pay}

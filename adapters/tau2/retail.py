@@ -233,8 +233,7 @@ class ItemsKind(RetailKind):
         parsed = parse_field(field)
         if not self.with_new_items or parsed is None:
             return False
-        _, option, op = parsed
-        return op == "=" or option != PRICE
+        return True
 
     @staticmethod
     def new_item_conditions(given: dict[str, Any]) -> dict[int, ItemSpec]:

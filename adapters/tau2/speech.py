@@ -12,17 +12,20 @@ from typing import Any
 
 from miscue.adapters.tau2 import words
 from miscue.adapters.tau2.domains import tau2_domains, tau2_value_ids
-from miscue.adapters.tau2.airline import find_reservation
+from miscue.adapters.tau2.airline import STOPS, find_reservation
 from miscue.adapters.tau2.kinds import DB
 from miscue.adapters.tau2.retail import describe_line, find_order, known_addresses, resolve_items, words_address
 from miscue.adapters.tau2.variants import PRICE
 from miscue.briefs import Act, Identity, Role
-from miscue.host import Extra, Mismatch
+from miscue.host import Extra, Limit, Mismatch
 from miscue.language import Domains
 from miscue.schema import Condition, Intent
 
 
 BOUND_WORDS = {">=": "or above", "<=": "or below"}
+#: operations a customer may ask for that no tau2 tool performs (a request label no write kind
+#: has: executing it is refused)
+NO_TOOL = {"refund_compensation": "no_tool:refund_compensation", "edit_saved_passengers": "no_tool:edit_saved_passengers"}
 
 _ACT_KINDS = {("retail", "cancel"): "cancel", ("retail", "return"): "return", ("retail", "exchange"): "exchange",
               ("retail", "modify_items"): "modify_items", ("retail", "modify_address"): "modify_address",
@@ -288,38 +291,77 @@ class Tau2Speech:
             out.append(Extra(f"I will be travelling with {said} {where}", reading))
         return out
 
+    def limits(self, intent: Intent) -> list[Limit]:
+        """The price of each new item of an exchange or a pending-order change (in dollars), and
+        the stops each way of flights booked or changed to: numbers a customer may hold the
+        request to ("as long as it is under $150", "it has to be nonstop")."""
+        labels = list(intent.base.get("request", []))
+        out: list[Limit] = []
+        for label in labels:
+            base = label.split("#")[0]
+            if base in ("exchange", "modify_items"):
+                cond = intent.condition(f"{label}.items")
+                items = cond.value if cond is not None else self.resolved(intent, f"{label}.items") or []  # type: ignore[attr-defined]
+                for j in range(1, len(items) + 1):
+                    product = self._item_product(intent, label, j)
+                    out.append(Limit(f"the price of the new {product} in dollars", f"{label}.item{j}.{PRICE}", 0.01))
+            elif base in ("book", "change_flights"):
+                rid = self.resolved(intent, f"{label}.reservation") if base == "change_flights" else None  # type: ignore[attr-defined]
+                whose = f" of reservation {rid}" if rid and sum(lab.split("#")[0] == base for lab in labels) > 1 else ""
+                out.append(Limit(f"the number of stops each way on the new flights{whose}", f"{label}.{STOPS}"))
+        names = [x.name for x in out]
+        return [x for x in out if names.count(x.name) == 1]  # a name that says two limits says neither
+
     def order_id(self, intent: Intent, label: str) -> str | None:
         """The order a retail write is on: its condition, or the one order its items describe."""
         return self.resolved(intent, f"{label}.order")  # type: ignore[attr-defined]
 
     def mismatches(self, intent: Intent) -> list[Mismatch]:
-        """The request made through a sibling write the environment refuses for this order."""
-        if self.domain_name != "retail":
-            return []
-        siblings = {"exchange": ("modify_items", "change the items of"), "modify_items": ("exchange", "exchange the items of"),
-                    "cancel": ("return", "return"), "return": ("cancel", "cancel")}
-        out: list[Mismatch] = []
+        """The request made through the wrong instrument: a sibling write the environment refuses
+        for this order or reservation, or that ends in another state, or an operation no tool of
+        the host performs (its reading names a request the host has no write for: refused)."""
         labels = list(intent.base.get("request", []))
+        out: list[Mismatch] = []
         for i, label in enumerate(labels):
-            if label not in siblings:
-                continue
-            sibling, verb = siblings[label]
-            oid = self.order_id(intent, label)
-            if sibling in labels or oid is None:
-                continue
-            conds = [c for c in intent.conditions if c.slot.partition(".")[0] != label]
-            if sibling == "cancel":
-                conds += [Condition(slot="cancel.order", value=oid), Condition(slot="cancel.reason", value="no longer needed")]
-            elif sibling == "return":
-                order = find_order(self.db, oid)
-                if order is None:
+            for phrase, sibling, conds in self._wrong_instruments(intent, label):
+                if sibling in labels:
                     continue
-                conds += [Condition(slot="return.order", value=oid),
-                          Condition(slot="return.items", value=[describe_line(x, order["items"]) for x in order["items"]]),
-                          Condition(slot="return.payment", value=order["payment_history"][0]["payment_method_id"])]
-            else:
-                conds += [Condition(slot=f"{sibling}.{c.slot.partition('.')[2]}", op=c.op, value=c.value)
-                          for c in intent.conditions if c.slot.partition(".")[0] == label]
-            reading = intent.replace(base={**intent.base, "request": labels[:i] + [sibling] + labels[i + 1:]}, conditions=conds)
-            out.append(Mismatch(f"{verb} order {oid}", reading))
+                rest = [c for c in intent.conditions if c.slot.partition(".")[0] != label]
+                reading = intent.replace(base={**intent.base, "request": labels[:i] + [sibling] + labels[i + 1:]},
+                                         conditions=rest + conds)
+                out.append(Mismatch(phrase, reading))
         return out
+
+    def _wrong_instruments(self, intent: Intent, label: str) -> list[tuple[str, str, list[Condition]]]:
+        """(how a customer asks, the sibling request, its conditions) for each wrong instrument of
+        one write. "exchange" is not one for a pending order's items: tau2's own customers say it."""
+        base = label.split("#")[0]
+        mine = [c for c in intent.conditions if c.slot.partition(".")[0] == label]
+        if self.domain_name == "airline":
+            rid = self.resolved(intent, f"{label}.reservation")  # type: ignore[attr-defined]
+            if base == "change_flights" and rid:
+                return [(f"cancel reservation {rid}", "cancel", [Condition(slot="cancel.reservation", value=rid)])]
+            if base == "certificate":
+                return [("refund the compensation to a card", NO_TOOL["refund_compensation"], [])]
+            if base == "change_passengers" and rid:
+                return [("edit the saved passenger profiles on the account", NO_TOOL["edit_saved_passengers"], [])]
+            return []
+        oid = self.order_id(intent, label)
+        order = find_order(self.db, oid) if oid else None
+        if order is None:
+            return []
+        if base == "exchange":
+            return [(f"change the items of order {oid}", "modify_items",
+                     [Condition(slot=f"modify_items.{c.slot.partition('.')[2]}", op=c.op, value=c.value) for c in mine])]
+        if base in ("modify_items", "return"):
+            return [(f"cancel order {oid}", "cancel", [Condition(slot="cancel.order", value=oid),
+                                                      Condition(slot="cancel.reason", value="no longer needed")])]
+        if base == "cancel":
+            lines = [describe_line(x, order["items"]) for x in order["items"]]
+            return [(f"return order {oid}", "return", [
+                Condition(slot="return.order", value=oid), Condition(slot="return.items", value=lines),
+                Condition(slot="return.payment", value=order["payment_history"][0]["payment_method_id"])])]
+        if base == "modify_address" and (to := intent.condition(f"{label}.address")) is not None:
+            return [("change the default address on the account", "user_address",
+                     [Condition(slot="user_address.address", value=to.value)])]
+        return []

@@ -4,7 +4,8 @@ ordered option ("i7 or above", "at most 16GB") and the price order ("the cheapes
 A new item's conditions are fields of its write kind: ``item<j>.<option>`` (an exact value),
 ``item<j>.<option>>=`` / ``item<j>.<option><=`` (a bound on an ordered option) and
 ``item<j>.price`` = ``lowest`` | ``highest`` (the cheapest, or the most expensive, of the variants
-the other conditions leave).
+the other conditions leave); ``item<j>.price<=`` / ``>=`` bound the price in dollars (a limit a
+customer holds the new item to: "as long as it is under $150").
 """
 
 from __future__ import annotations
@@ -87,13 +88,17 @@ def _within(value: Any, op: str, bound: Any) -> bool:
     return a >= b if op == ">=" else a <= b
 
 
+def _value(variant: dict[str, Any], option: str) -> Any:
+    return variant["price"] if option == PRICE else variant["options"].get(option)
+
+
 def select(variants: dict[str, Any], spec: ItemSpec) -> list[str]:
     """The available variants the spec picks (sorted ids)."""
     found = sorted(
         vid for vid, v in variants.items()
         if v["available"]
         and all(v["options"].get(k) == val for k, val in spec.exact.items())
-        and all(_within(v["options"].get(k), op, b) for k, bs in spec.bounds.items() for op, b in bs)
+        and all(_within(_value(v, k), op, b) for k, bs in spec.bounds.items() for op, b in bs)
     )
     if spec.price in PRICE_ORDERS and found:
         best = (min if spec.price == "lowest" else max)(variants[v]["price"] for v in found)

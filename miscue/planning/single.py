@@ -170,14 +170,16 @@ class Planner:
     def reading_form(self, intent: Intent) -> ReadingForm:
         """The task's reading form (DESIGN section 6, step 3): each true requirement with its legal
         values as the host's value domains say them (the host value behind each kept for
-        executing a reading), the task's operation and the mismatched ones the words could point at."""
+        executing a reading), the task's operation, the mismatched ones the words could point at and
+        the limits the host can check."""
         if intent.intent_id not in self._forms:
             phrases = {r.slot: r.phrase for r in self.requirements(intent, options=True)}
             form = ReadingForm.of_domains(
                 self.adapter.grounder(intent).domains, phrases, self.adapter.request_phrase(intent),
                 [m.phrase for m in self.adapter.mismatches(intent)], self.adapter.value_ids(intent))
             asked = {r.slot for r in form.requirements}
-            self._forms[intent.intent_id] = form.with_host_facts(self.settled(intent, asked), self.implied(intent, asked))
+            self._forms[intent.intent_id] = form.with_host_facts(self.settled(intent, asked), self.implied(intent, asked),
+                                                                 [x.name for x in self.adapter.limits(intent)])
         return self._forms[intent.intent_id]
 
     def implied(self, intent: Intent, asked: set[str]) -> set[str]:

@@ -1,0 +1,94 @@
+"""Wrong instruments and limits on the reading path, executed in the real tau2 environments
+(DESIGN section 4, tool capability mismatch; section 6, the extras rule).
+
+A reading names an operation among the adapter's mismatches, or writes an extra as a bound on one
+of the limits its form lists; admission executes that reading. These tests build the readings by
+hand (what a reader would return) and run the real admission on real tasks.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from miscue.flows.stages.verify import task_intent
+from miscue.planning import Planner
+from miscue.reading import Departure, Extra, Reading, RequirementReading, limit_of
+from miscue.taxonomy import ExtractionClass
+from miscue.verifiers.admission import admit_reading
+
+
+def _plain(form, **changes) -> Reading:
+    """Every requirement stated with its true value, the task's operation, then ``changes``."""
+    reqs = {r.slot: RequirementReading(status="stated", value=r.truth) for r in form.requirements}
+    return Reading(requirements=reqs, operation=form.operation).model_copy(update=changes)
+
+
+def _task(adapter, task: str):
+    intent, truth = task_intent(adapter, task)
+    return intent, truth, Planner(adapter).reading_form(intent)
+
+
+@pytest.mark.parametrize("task, phrase, refused", [
+    ("38", "refund the compensation to a card", True),  # no tool refunds a delay to a card
+    ("40", "edit the saved passenger profiles on the account", True),  # no tool edits saved travellers
+    ("16", "cancel reservation M05KNL", False),  # cancelling is not changing the flights: another state
+])
+def test_an_airline_write_asked_through_the_wrong_instrument_is_admitted(airline, task, phrase, refused):
+    intent, truth, form = _task(airline, task)
+    assert phrase in form.operations
+    admission = admit_reading(airline, intent, truth, form, _plain(form, operation=phrase),
+                              Departure(ExtractionClass.mismatch))
+    assert admission.admitted, admission.verdict
+    (reading,) = admission.readings
+    assert (reading.truth is None) == refused
+    assert refused or reading.truth.hash != truth.hash  # type: ignore[union-attr]
+
+
+def test_the_default_address_is_the_wrong_instrument_for_an_orders_address(retail):
+    intent, truth, form = _task(retail, "17")  # move pending order #W8665881 to another suite
+    phrase = "change the default address on the account"
+    assert phrase in form.operations
+    admission = admit_reading(retail, intent, truth, form, _plain(form, operation=phrase),
+                              Departure(ExtractionClass.mismatch))
+    assert admission.admitted, admission.verdict
+    assert admission.readings[0].truth.hash != truth.hash  # type: ignore[union-attr]
+
+
+def test_exchange_is_no_wrong_instrument_for_a_pending_orders_items(retail):
+    """tau2's own customers say "exchange" for changing a pending order's items: the form offers
+    no exchange beside the change, and cancelling is the wrong instrument it lists."""
+    _, _, form = _task(retail, "85")
+    assert form.operations == (form.operation, "cancel order #W2466703")
+
+
+@pytest.mark.parametrize("task, condition, admitted", [
+    ("85", "the price of the new fleece jacket in dollars < 150", True),  # the true variant costs $153.18
+    ("85", "the price of the new fleece jacket in dollars <= $160", False),  # it already meets the cap
+    ("85", "price of the jacket < 150", False),  # not a listed name: the enumerated extras, none of which says it
+])
+def test_a_price_cap_on_a_new_item_is_executed(retail, task, condition, admitted):
+    intent, truth, form = _task(retail, task)
+    reading = _plain(form, extras=[Extra(quote="under $150", condition=condition)])
+    admission = admit_reading(retail, intent, truth, form, reading, Departure(ExtractionClass.extras))
+    assert admission.admitted == admitted, admission.verdict
+    if admitted:  # the cap leaves no variant: the literal reading has no answer, a strict narrowing
+        assert admission.readings[0].truth.empty
+
+
+@pytest.mark.parametrize("condition, code", [
+    ("the number of stops each way on the new flights = 0", None),  # no ATL-PHL nonstop that day
+    ("the number of stops each way on the new flights <= 1", "admit:extra_did_not_narrow"),
+])
+def test_a_stop_limit_on_new_flights_is_executed(airline, condition, code):
+    intent, truth, form = _task(airline, "16")
+    reading = _plain(form, extras=[Extra(quote="it needs to be a nonstop", condition=condition)])
+    admission = admit_reading(airline, intent, truth, form, reading, Departure(ExtractionClass.extras))
+    assert (admission.verdict.code if admission.verdict else None) == code
+
+
+def test_a_limit_is_read_from_its_formal_condition_only(retail):
+    _, _, form = _task(retail, "85")
+    name = form.limits[0]
+    read = [limit_of(Extra(quote="q", condition=c), form) for c in (
+        f"{name} < 150", f"{name.upper()} >= $75.50", f"{name}<=0", f"{name} under 150", "colour = red", f"{name} = cheap")]
+    assert [(r.op, r.number) if r else None for r in read] == [("<", 150.0), (">=", 75.5), ("<=", 0.0), None, None, None]
