@@ -22,10 +22,10 @@ from miscue.offline import provider
 from miscue.taxonomy import FAULT_TYPES
 
 A_MIN = 0.80
-# the reading path with the stand-in writer and stand-in readers: 47/51 measured when the replies to
+# the reading path with the stand-in writer and stand-in readers: 50/53 measured when the replies to
 # today's reading form were made (every rejection is listed and judged in tests/data/dryrun/README.md);
-# issue 38 asks for 48/51, met on the form before it (a strict xfail below names the gap)
-READ_MIN = 47 / 51
+# issue 38 asked for 48 of the 51 cells of its day (94%)
+READ_MIN = 50 / 53
 READ_TARGET = 48 / 51
 DATA = Path(__file__).resolve().parents[1] / "data" / "dryrun"  # the committed stand-in dry run
 
@@ -51,9 +51,9 @@ def test_the_cell_set_covers_every_type_on_three_hosts(committed):
     assert len(cells) >= 44
     by_host = {b: {c.plan.fault_type for c in cells if c.benchmark == b} for b in dryrun.BENCHMARKS}
     assert by_host["tau2-retail"] == set(FAULT_TYPES) and by_host["webshop"] == set(FAULT_TYPES)
-    # airline has no sibling write (no tool_capability_mismatch), and no airline task gives a real attachment
-    # ambiguity: the planner refuses those cells (no_attachment_site) rather than write word salad
-    assert by_host["tau2-airline"] == set(FAULT_TYPES) - {"tool_capability_mismatch", "syntactic_ambiguity"}
+    # no airline task gives a real attachment ambiguity: the planner refuses those cells
+    # (no_attachment_site) rather than write word salad
+    assert by_host["tau2-airline"] == set(FAULT_TYPES) - {"syntactic_ambiguity"}
     assert sum(1 for c in cells if c.benchmark == "tau2-retail") == 2 * len(FAULT_TYPES)
     assert len({c.cell_id for c in cells}) == len(cells)
 
@@ -91,10 +91,10 @@ def _require_fresh(committed, roles: list[str]) -> None:
     assert not stale, "stale replies (re-answer their prompts):\n" + "\n".join(stale)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 17's (a) >= 80% is not met: 40/51 (78%) since the stand-in texts of 2026-12-06 "
-                   "(offline reader A reads 'so please change my address to that' as a second operation and misses the premise "
-                   "'Since 2 checked bags isn't something I can get on this booking'); the offline readers are reported, "
-                   "not tuned rule by rule (tests/data/dryrun/README.md)")
+@pytest.mark.xfail(strict=True, reason="issue 17's (a) >= 80% is not met: 40/53 (75%) with the stand-in texts of 2026-12-07 "
+                   "(of the 13 rejections, 7 are a second departure the offline readers read beside the planned one, 3 a "
+                   "plain request read where the fault is); the offline readers are reported, not tuned rule by rule "
+                   "(tests/data/dryrun/README.md)")
 def test_standin_writer_with_offline_extractors(committed, offline_rows, tmp_path):
     if not committed.writer.present:
         pytest.skip(f"no {dryrun.REPLIES['writer']} committed")
@@ -122,10 +122,8 @@ def test_standin_writer_with_standin_readers(standin_rows):
     assert dryrun.rate(rows) >= READ_MIN, f"stand-in writer + stand-in readers: {dryrun.rate(rows):.0%} < {READ_MIN:.0%}"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 38's 48/51 is not met on today's reading form: 47/51 -- retail cell "
-                                       "dc27bb9809 writes 'exchange the t-shirt' for a pending order, which both readers "
-                                       "now read as the exchange operation (tests/data/dryrun/README.md)")
 def test_standin_writer_with_standin_readers_meets_issue_38(standin_rows):
+    """Issue 38: 48 of its 51 cells (94%); the cell set has 53 since airline plans the wrong instrument."""
     assert dryrun.rate(standin_rows) >= READ_TARGET, f"{dryrun.rate(standin_rows):.0%} < {READ_TARGET:.0%}"
 
 

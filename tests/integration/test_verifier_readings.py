@@ -1,6 +1,6 @@
 """The model path measured on the hand-labelled verifier set (issue 39, item 4).
 
-The held-back requests written after the reading form was final (round 7 of
+The held-back requests written while the reading form was last changed (round 8 of
 ``tests/data/verifier_set.jsonl``) and a sample of the tune part were read by two stand-in
 readers, each given only the exact rendered reading prompt (``tests/data/verifier_readings/README.md``
 says how the replies were made; the held-back prompts were answered once). Their replies answer as
@@ -23,9 +23,9 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 READINGS = DATA / "verifier_readings"
 FILES = {"extractor_a": "replies_read_a.jsonl", "extractor_b": "replies_read_b.jsonl"}
 ROWS = dryrun.read_jsonl(DATA / "verifier_set.jsonl")
-#: the held-back round written after the reading form was final; the earlier held-back rounds were
-#: read on an earlier form (their figures: the README) and are never re-answered
-ROUND = ("r7-", "a7-", "w7-")
+#: the held-back round written while the reading form was last changed; the earlier held-back rounds
+#: were read on earlier forms (their figures: the README) and are never re-answered
+ROUND = ("r8-", "a8-", "w8-")
 
 
 def _answered(role: str) -> set[str]:
@@ -56,24 +56,24 @@ def test_both_readers_answered_every_request_of_the_heldout_round():
     assert _answered("extractor_a") == _answered("extractor_b")
 
 
-def test_the_model_path_keeps_precision_and_reads_more_than_the_rules(heldout):
-    """What holds: precision >= 0.95 on the held-back part, and more of its faults admitted than the
-    offline readers admit, at no lower precision."""
+def test_the_model_path_reads_more_than_the_rules(heldout):
+    """What holds: more of the held-back faults admitted than the offline readers admit, at no lower
+    precision."""
     model, offline = (r["by_split"]["heldout"] for r in heldout)
     assert model["n"] == offline["n"] == sum(1 for r in ROWS if r["id"].startswith(ROUND))
-    assert model["precision"] >= 0.95, model
     assert model["recall"] > offline["recall"] and model["precision"] >= offline["precision"], (model, offline)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 39's acceptance is not met: held-back round 7 (81 requests, answered once "
-                                       "on today's form) recall 0.742 (< 0.85); irrelevant_information 0.33, syntactic "
-                                       "ambiguity 0.17, tool capability mismatch 0.50 and lexical ambiguity 0.67 under 0.70 "
+@pytest.mark.xfail(strict=True, reason="issue 39's acceptance is not met: held-back round 8 (81 requests, answered once "
+                                       "on today's form) precision 0.949 (< 0.95), recall 0.862; lexical ambiguity 0.67, "
+                                       "syntactic ambiguity 0.50 and tool capability mismatch 0.67 under 0.70 "
                                        "(tests/data/verifier_readings/README.md groups every miss by cause)")
 def test_the_model_path_meets_the_acceptance_on_the_heldout_part(heldout):
-    """Issue 39: recall >= 0.85 on the held-back part; every fault type with five or more
-    held-back admits at recall >= 0.70."""
+    """Issue 39: precision >= 0.95 and recall >= 0.85 on the held-back part; every fault type with
+    five or more held-back admits at recall >= 0.70."""
     model, _ = heldout
-    assert model["by_split"]["heldout"]["recall"] >= 0.85, model["by_split"]["heldout"]
+    part = model["by_split"]["heldout"]
+    assert part["precision"] >= 0.95 and part["recall"] >= 0.85, part
     weak = {t: s["recall"] for t, s in model["per_type_by_split"]["heldout"].items()
             if s["admit_labels"] >= 5 and s["recall"] < 0.70}
     assert weak == {}, weak
