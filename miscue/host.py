@@ -75,18 +75,20 @@ class Extra:
 
 @dataclass(frozen=True)
 class Limit:
-    """A number a user may hold the request to without needing it ("as long as it is under
-    $150", "it has to be nonstop"), which the host can check.
+    """A detail a user may hold the request to without needing it ("as long as it is under $150",
+    "it has to be nonstop", "only if it comes in silver"), which the host can check.
 
-    ``name`` is how the reading form lists it (a reader writes the extra's condition as
-    ``<name> <= N``); ``slot`` is the condition it bounds (op ``<=``, ``>=`` or ``=``); ``step``
-    is the smallest difference between its values, so that a strict bound ("under $150") is the
-    next value in (<= 149.99).
+    ``name`` is how the reading form lists it. A number is written ``<name> <= N`` (also ``<``,
+    ``>``, ``>=``, ``=``), and ``step`` is the smallest difference between its values, so that a
+    strict bound ("under $150") is the next value in (<= 149.99); a detail of named ``values`` (how
+    each is said, and the host value behind it) is written ``<name> = <value>``. ``slot`` is the
+    condition the detail adds to the truth.
     """
 
     name: str
     slot: str
     step: float = 1.0
+    values: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -139,9 +139,9 @@ class ReadingForm:
     # the true outcome's details that are not requirements, as (what, its value as said): a detail
     # the text adds that agrees with one is no extra (the card a refund goes to, the order)
     settled: tuple[tuple[str, str], ...] = ()
-    # the numbers the host can check that a text may hold the request to (:class:`~miscue.host.Limit`
-    # names): an extra on one of them is written "<name> <= N"
-    limits: tuple[str, ...] = ()
+    # the details the host can check that a text may hold the request to (:class:`~miscue.host.Limit`):
+    # (name, its values as said; none: a number); an extra on one is written "<name> <= N" or "<name> = value"
+    limits: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def __post_init__(self) -> None:
         for r in self.requirements:
@@ -181,13 +181,13 @@ class ReadingForm:
         return cls(tuple(reqs), operation, tuple(dict.fromkeys([operation, *others])))
 
     def with_host_facts(self, settled: Sequence[tuple[str, str]], implied: set[str],
-                        limits: Sequence[str] = ()) -> ReadingForm:
+                        limits: Sequence[tuple[str, tuple[str, ...]]] = ()) -> ReadingForm:
         """The form with the true outcome's settled details, the requirements the rest of the
         request implies (what executing the truth says; see :attr:`settled`,
         :attr:`FormRequirement.implied`) and the limits the host can check."""
         reqs = tuple(r.model_copy(update={"implied": r.slot in implied}) for r in self.requirements)
         return replace(self, requirements=reqs, settled=tuple((what, value) for what, value in settled),
-                       limits=tuple(limits))
+                       limits=tuple((name, tuple(values)) for name, values in limits))
 
     def requirement(self, slot: str) -> FormRequirement:
         return next(r for r in self.requirements if r.slot == slot)
@@ -197,14 +197,14 @@ class ReadingForm:
         """The form :meth:`as_dict` wrote (what a prompt carries: no host values)."""
         return cls(tuple(FormRequirement.model_validate(r) for r in data["requirements"]), data["operation"],
                    tuple(data["operations"]), tuple((what, value) for what, value in data.get("settled", ())),
-                   tuple(data.get("limits", ())))
+                   tuple((name, tuple(values)) for name, values in data.get("limits", ())))
 
     def as_dict(self) -> dict[str, Any]:
         return {"requirements": [r.model_dump(mode="json", exclude={"legal", "implied"}) for r in self.requirements],
                 "operation": self.operation,
                 "operations": list(self.operations),
                 **({"settled": [list(s) for s in self.settled]} if self.settled else {}),
-                **({"limits": list(self.limits)} if self.limits else {})}
+                **({"limits": [[name, list(values)] for name, values in self.limits]} if self.limits else {})}
 
     def model(self) -> type[BaseModel]:
         """The pydantic model of a reply: one field per requirement, each with its own enums;
@@ -293,31 +293,36 @@ def fuzzy_score(quote: str, text: str) -> float:
     return fuzz.partial_ratio(quote, text)
 
 
-#: an extra's condition on a listed limit: "<name> <= N" (N a number; a price may keep its "$")
-_LIMIT = re.compile(r"(<=|>=|<|>|=)\s*\$?\s*(\d+(?:\.\d+)?)\s*$")
+#: the comparison in an extra's condition on a listed limit ("<name> <= N", "<name> = value")
+_COMPARISON = re.compile(r"<=|>=|<|>|=")
+_AMOUNT = re.compile(r"\$?\s*(\d+(?:\.\d+)?)")
 
 
 @dataclass(frozen=True)
 class LimitRead:
-    """An extra read as a bound on one of the form's limits."""
+    """An extra read as a bound on one of the form's limits: a number, or one of its values."""
 
     name: str
     op: str  # "<", "<=", ">", ">=" or "="
-    number: float
+    number: float | None = None
+    value: str | None = None
 
 
 def limit_of(extra: Extra, form: ReadingForm) -> LimitRead | None:
-    """The extra's condition as a bound on a listed limit ("<name> <= 150"), or None when it is
-    not written so. The name must be one the form lists (compared after :func:`normalise`).
-    Formal syntax only: nothing here reads English."""
-    m = _LIMIT.search(extra.condition.strip())
+    """The extra's condition as a bound on a listed limit ("<name> <= 150", "<name> = silver"),
+    or None when it is not written so. The name, and a named value, must be ones the form lists
+    (compared after :func:`normalise`). Formal syntax only: nothing here reads English."""
+    m = _COMPARISON.search(extra.condition)
     if m is None:
         return None
-    said = normalise(extra.condition[: m.start()])
-    name = next((n for n in form.limits if normalise(n) == said), None)
+    said, rest = normalise(extra.condition[: m.start()]), extra.condition[m.end():].strip()
+    name, values = next(((n, v) for n, v in form.limits if normalise(n) == said), (None, ()))
     if name is None:
         return None
-    return LimitRead(name, m.group(1), float(m.group(2)))
+    if not values and (amount := _AMOUNT.fullmatch(rest)) is not None:
+        return LimitRead(name, m.group(0), number=float(amount.group(1)))
+    value = next((v for v in values if normalise(v) == normalise(rest)), None)
+    return LimitRead(name, "=", value=value) if m.group(0) == "=" and value is not None else None
 
 
 def check(reading: Reading, form: ReadingForm, text: str) -> list[Verdict]:

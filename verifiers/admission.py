@@ -69,14 +69,17 @@ _STRICT = {"<": "<=", ">": ">="}
 
 def _limited(adapter: Adapter, root: Intent, form: ReadingForm, reading: ReadingRecord) -> Intent | None:
     """The truth plus the bound the reading's extra puts on a limit the host lists (None when no
-    extra is written as one). A strict bound is the next value in: under $150 is <= $149.99."""
+    extra is written as one): one of its named values, or a number (a strict bound is the next value
+    in: under $150 is <= $149.99)."""
     found = next((b for e in reading.extras if (b := limit_of(e, form)) is not None), None)
     limit = next((x for x in adapter.limits(root) if found is not None and x.name == found.name), None)
     if found is None or limit is None:
         return None
+    if found.value is not None:  # one of the detail's named values
+        return root.with_condition(Condition(slot=limit.slot, value=dict(limit.values)[found.value]))
     step = limit.step if found.op in _STRICT else 0.0
-    value = found.number - step if found.op == "<" else found.number + step
-    bound = Condition(slot=limit.slot, op=_STRICT.get(found.op, found.op), value=round(value, 6))  # type: ignore[arg-type]
+    number = found.number - step if found.op == "<" else found.number + step  # type: ignore[operator]
+    bound = Condition(slot=limit.slot, op=_STRICT.get(found.op, found.op), value=round(number, 6))  # type: ignore[arg-type]
     return root.with_condition(bound)
 
 

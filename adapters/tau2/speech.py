@@ -232,21 +232,29 @@ class Tau2Speech:
             out += self._bag_extras(intent, labels)
         return out
 
+    def _free_options(self, intent: Intent) -> list[tuple[str, str, int, str, Any]]:
+        """The options of the new items that no requirement names, as (slot, label, item number,
+        option, the value the truth takes), in slot order."""
+        truth = self.ground_truth(intent)  # type: ignore[attr-defined]
+        chosen = next(iter(self.witnesses(intent, truth)), {})  # type: ignore[attr-defined]
+        out = []
+        for key, value in sorted(chosen.items()):
+            label, _, field = key.partition(".")
+            head, _, option = field.partition(".")
+            if head.startswith("item") and option and option != PRICE and not any(
+                    c.slot.startswith(key) for c in intent.conditions):
+                out.append((key, label, int(head[4:]), option, value))
+        return out
+
     def _option_extras(self, intent: Intent) -> list[Extra]:
         """An option of a new item that no requirement names, said as a condition ("only the one
         that runs on batteries"): read literally, another variant (or the cheapest of others) is
         taken. Values the old item has, or that say a requirement, would describe those instead."""
         truth = self.ground_truth(intent)  # type: ignore[attr-defined]
-        chosen = next(iter(self.witnesses(intent, truth)), {})  # type: ignore[attr-defined]
         said = {str(c.value).lower() for c in intent.conditions}
         out: list[Extra] = []
-        for key, value in sorted(chosen.items()):
-            label, _, field = key.partition(".")
-            head, _, option = field.partition(".")
-            if not (head.startswith("item") and option) or option == PRICE or any(
-                    c.slot.startswith(key) for c in intent.conditions):
-                continue
-            old = self._old_line(intent, label, int(head[4:]))
+        for key, label, j, option, value in self._free_options(intent):
+            old = self._old_line(intent, label, j)
             for other in self.domain(intent, key):  # type: ignore[attr-defined]
                 if other == value or str(other).lower() in said or old.get(option) == other:
                     continue
@@ -292,9 +300,10 @@ class Tau2Speech:
         return out
 
     def limits(self, intent: Intent) -> list[Limit]:
-        """The price of each new item of an exchange or a pending-order change (in dollars), and
-        the stops each way of flights booked or changed to: numbers a customer may hold the
-        request to ("as long as it is under $150", "it has to be nonstop")."""
+        """Details a customer may hold the request to ("as long as it is under $150", "it has to
+        be nonstop", "only if it comes in silver"): the price of each new item of an exchange or a
+        pending-order change (in dollars) and each of its options no requirement names, and the
+        stops each way of flights booked or changed to."""
         labels = list(intent.base.get("request", []))
         out: list[Limit] = []
         for label in labels:
@@ -309,8 +318,20 @@ class Tau2Speech:
                 rid = self.resolved(intent, f"{label}.reservation") if base == "change_flights" else None  # type: ignore[attr-defined]
                 whose = f" of reservation {rid}" if rid and sum(lab.split("#")[0] == base for lab in labels) > 1 else ""
                 out.append(Limit(f"the number of stops each way on the new flights{whose}", f"{label}.{STOPS}"))
+        if any(lab.split("#")[0] in ("exchange", "modify_items") for lab in labels):
+            out += self._option_limits(intent)
         names = [x.name for x in out]
         return [x for x in out if names.count(x.name) == 1]  # a name that says two limits says neither
+
+    def _option_limits(self, intent: Intent) -> list[Limit]:
+        """Each option of a new item that no requirement names, with its legal values."""
+        out: list[Limit] = []
+        for key, label, j, option, value in self._free_options(intent):
+            values = list(dict.fromkeys([value, *self.domain(intent, key)]))  # type: ignore[attr-defined]
+            if len(values) > 1:
+                out.append(Limit(f"the {option} of the new {self._item_product(intent, label, j)}", key,
+                                 values=tuple((str(v), v) for v in values)))
+        return out
 
     def order_id(self, intent: Intent, label: str) -> str | None:
         """The order a retail write is on: its condition, or the one order its items describe."""
@@ -324,7 +345,7 @@ class Tau2Speech:
         out: list[Mismatch] = []
         for i, label in enumerate(labels):
             for phrase, sibling, conds in self._wrong_instruments(intent, label):
-                if sibling in labels:
+                if sibling in labels or any(m.phrase == phrase for m in out):  # one reading per phrase
                     continue
                 rest = [c for c in intent.conditions if c.slot.partition(".")[0] != label]
                 reading = intent.replace(base={**intent.base, "request": labels[:i] + [sibling] + labels[i + 1:]},
@@ -334,25 +355,34 @@ class Tau2Speech:
 
     def _wrong_instruments(self, intent: Intent, label: str) -> list[tuple[str, str, list[Condition]]]:
         """(how a customer asks, the sibling request, its conditions) for each wrong instrument of
-        one write. "exchange" is not one for a pending order's items: tau2's own customers say it."""
+        one write, the likeliest first: a reservation cancelled to be booked again, an item returned
+        to be bought again, a pending order cancelled. "exchange" is not one for a pending order's
+        items: tau2's own customers say it."""
         base = label.split("#")[0]
         mine = [c for c in intent.conditions if c.slot.partition(".")[0] == label]
         if self.domain_name == "airline":
             rid = self.resolved(intent, f"{label}.reservation")  # type: ignore[attr-defined]
-            if base == "change_flights" and rid:
-                return [(f"cancel reservation {rid}", "cancel", [Condition(slot="cancel.reservation", value=rid)])]
+            cancel = [(f"cancel reservation {rid}", "cancel", [Condition(slot="cancel.reservation", value=rid)])] if rid else []
             if base == "certificate":
                 return [("refund the compensation to a card", NO_TOOL["refund_compensation"], [])]
             if base == "change_passengers" and rid:
-                return [("edit the saved passenger profiles on the account", NO_TOOL["edit_saved_passengers"], [])]
-            return []
+                return [("edit the saved passenger profiles on the account", NO_TOOL["edit_saved_passengers"], []), *cancel]
+            return cancel if base in ("change_flights", "change_bags") else []
         oid = self.order_id(intent, label)
         order = find_order(self.db, oid) if oid else None
         if order is None:
             return []
         if base == "exchange":
+            items = intent.condition(f"{label}.items")
+            lines = items.value if items is not None else self.resolved(intent, f"{label}.items")  # type: ignore[attr-defined]
+            paid = intent.condition(f"{label}.payment")
+            refund = paid.value if paid is not None else order["payment_history"][0]["payment_method_id"]
+            returned = [(f"return the items of order {oid}", "return", [
+                Condition(slot="return.order", value=oid), Condition(slot="return.items", value=lines),
+                Condition(slot="return.payment", value=refund)])] if lines else []
             return [(f"change the items of order {oid}", "modify_items",
-                     [Condition(slot=f"modify_items.{c.slot.partition('.')[2]}", op=c.op, value=c.value) for c in mine])]
+                     [Condition(slot=f"modify_items.{c.slot.partition('.')[2]}", op=c.op, value=c.value) for c in mine]),
+                    *returned]
         if base in ("modify_items", "return"):
             return [(f"cancel order {oid}", "cancel", [Condition(slot="cancel.order", value=oid),
                                                       Condition(slot="cancel.reason", value="no longer needed")])]

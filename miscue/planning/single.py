@@ -179,7 +179,8 @@ class Planner:
                 [m.phrase for m in self.adapter.mismatches(intent)], self.adapter.value_ids(intent))
             asked = {r.slot for r in form.requirements}
             self._forms[intent.intent_id] = form.with_host_facts(self.settled(intent, asked), self.implied(intent, asked),
-                                                                 [x.name for x in self.adapter.limits(intent)])
+                                                                 [(x.name, tuple(said for said, _ in x.values))
+                                                                  for x in self.adapter.limits(intent)])
         return self._forms[intent.intent_id]
 
     def implied(self, intent: Intent, asked: set[str]) -> set[str]:

@@ -32,6 +32,8 @@ def _task(adapter, task: str):
     ("38", "refund the compensation to a card", True),  # no tool refunds a delay to a card
     ("40", "edit the saved passenger profiles on the account", True),  # no tool edits saved travellers
     ("16", "cancel reservation M05KNL", False),  # cancelling is not changing the flights: another state
+    ("40", "cancel reservation 3RK2T9", True),  # cancel to rebook with the new name: the policy refuses it
+    ("12", "cancel reservation YAX4DR", True),  # cancel to rebook with a bag more: refused too
 ])
 def test_an_airline_write_asked_through_the_wrong_instrument_is_admitted(airline, task, phrase, refused):
     intent, truth, form = _task(airline, task)
@@ -52,6 +54,16 @@ def test_the_default_address_is_the_wrong_instrument_for_an_orders_address(retai
                               Departure(ExtractionClass.mismatch))
     assert admission.admitted, admission.verdict
     assert admission.readings[0].truth.hash != truth.hash  # type: ignore[union-attr]
+
+
+def test_a_return_is_the_wrong_instrument_for_an_exchange(retail):
+    intent, truth, form = _task(retail, "7")  # exchange the desk lamp of a delivered order
+    assert form.operations[1:] == ("change the items of order #W6390527", "return the items of order #W6390527")
+    for phrase, refused in zip(form.operations[1:], (True, False)):  # a change is refused on a delivered order
+        admission = admit_reading(retail, intent, truth, form, _plain(form, operation=phrase),
+                                  Departure(ExtractionClass.mismatch))
+        assert admission.admitted, (phrase, admission.verdict)
+        assert admission.readings[0].truth.empty == refused  # type: ignore[union-attr]
 
 
 def test_exchange_is_no_wrong_instrument_for_a_pending_orders_items(retail):
@@ -86,9 +98,26 @@ def test_a_stop_limit_on_new_flights_is_executed(airline, condition, code):
     assert (admission.verdict.code if admission.verdict else None) == code
 
 
+@pytest.mark.parametrize("condition, code", [
+    ("the color of the new desk lamp = silver", None),  # the cheapest lamp is black: another one is taken
+    ("the color of the new desk lamp = black", "admit:extra_did_not_narrow"),  # what the cheapest already is
+    ("the color of the new desk lamp = gold", "admit:extra_not_compilable"),  # no such value: no limit read
+])
+def test_a_named_value_on_a_new_items_option_is_executed(retail, condition, code):
+    intent, truth, form = _task(retail, "44")  # the cheapest desk lamp in place of the ordered one
+    reading = _plain(form, extras=[Extra(quote="in silver", condition=condition)])
+    admission = admit_reading(retail, intent, truth, form, reading, Departure(ExtractionClass.extras))
+    assert (admission.verdict.code if admission.verdict else None) == code
+
+
 def test_a_limit_is_read_from_its_formal_condition_only(retail):
-    _, _, form = _task(retail, "85")
-    name = form.limits[0]
-    read = [limit_of(Extra(quote="q", condition=c), form) for c in (
-        f"{name} < 150", f"{name.upper()} >= $75.50", f"{name}<=0", f"{name} under 150", "colour = red", f"{name} = cheap")]
-    assert [(r.op, r.number) if r else None for r in read] == [("<", 150.0), (">=", 75.5), ("<=", 0.0), None, None, None]
+    _, _, form = _task(retail, "44")
+    price, _ = form.limits[0]
+    colour, values = next(x for x in form.limits if x[0].startswith("the color"))
+    assert set(values) >= {"black", "silver"}
+    conditions = (f"{price} < 150", f"{price.upper()} >= $75.50", f"{price}<=0", f"{price} under 150",
+                  f"{colour} = Silver", f"{colour} = gold", f"{colour} <= 3", f"{price} = cheap", "colour = red")
+    read = [limit_of(Extra(quote="q", condition=c), form) for c in conditions]
+    assert [(r.op, r.number, r.value) if r else None for r in read] == [
+        ("<", 150.0, None), (">=", 75.5, None), ("<=", 0.0, None), None,
+        ("=", None, "silver"), None, None, None, None]
