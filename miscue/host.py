@@ -31,6 +31,16 @@ class NotExecutable(MiscueError):
         self.code = code
         self.detail = detail
 
+    @property
+    def refusal(self) -> bool:
+        """The environment refuses the request (its policy forbids every way of doing it): an
+        outcome of executing it, not a failure to execute it."""
+        return self.code in REFUSALS
+
+
+#: :class:`NotExecutable` codes that are the environment's refusal of the request
+REFUSALS = frozenset({"policy"})
+
 
 @dataclass(frozen=True)
 class Seed:

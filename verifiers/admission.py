@@ -57,11 +57,14 @@ def _reject(code: str, detail: str = "") -> Verdict:
     return Verdict(stage="admit", code=f"admit:{code}", detail=detail)
 
 
-def _run(adapter: Adapter, name: str, intent: Intent, source: str) -> Reading:
+def _run(adapter: Adapter, name: str, intent: Intent, source: str, refusal_kind: str | None = None) -> Reading:
+    """Execute one reading. With ``refusal_kind``, an environment's refusal (its policy forbids
+    every way of doing it) is the reading's outcome: no answer, of that kind."""
     try:
         return Reading(name, intent, adapter.ground_truth(intent), source=source)
     except NotExecutable as exc:
-        return Reading(name, intent, None, f"{exc.code}: {exc.detail}", source)
+        refused = GroundTruth.of(refusal_kind, []) if refusal_kind is not None and exc.refusal else None
+        return Reading(name, intent, refused, f"{exc.code}: {exc.detail}", source)
 
 
 _STRICT = {"<": "<=", ">": ">="}
@@ -99,7 +102,7 @@ def admit_reading(adapter: Adapter, root: Intent, truth: GroundTruth, form: Read
         entry = next((m for m in adapter.mismatches(root) if m.phrase == reading.operation), None)
         if entry is None:
             return Admission(_reject("operation_not_compilable", repr(reading.operation)))
-        r = _run(adapter, "mismatched_operation", entry.reading, "reading")
+        r = _run(adapter, "mismatched_operation", entry.reading, "reading", refusal_kind=truth.kind)
         refused = r.truth is None or r.truth.empty
         ok = not truth.empty and (refused or r.truth.hash != truth.hash)  # type: ignore[union-attr]
         return Admission(None if ok else _reject("mismatch_reaches_truth"), [r])

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from miscue.adapters.tau2 import policy, settling, words
 from miscue.adapters.tau2.airline import AIRLINE_KINDS, ChangeFlights, find_reservation
 from miscue.adapters.tau2.exec import FastExecutor, Outcome, ToolCall, environment_module, tau2_module
-from miscue.adapters.tau2.kinds import DB, LiftError, Tau2Recipe, WriteKind, cartesian
+from miscue.adapters.tau2.kinds import DB, NO_TOOL, LiftError, Tau2Recipe, WriteKind, cartesian
 from miscue.adapters.tau2.retail import RETAIL_KINDS, find_order
 from miscue.adapters.tau2.variants import PRICE
 from miscue.adapters.tau2.speech import Tau2Speech
@@ -179,6 +179,8 @@ class Tau2Adapter(Tau2Speech, Adapter[Tau2Recipe]):
         customer = intent.base.get("customer")
         if not isinstance(customer, str):
             raise NotExecutable("no_customer", "the intent's base names no customer")
+        if any(str(lab).startswith(NO_TOOL) for lab in intent.base.get("request", [])):
+            return []  # an operation no tau2 tool performs: nothing is reached this way
         per_write: list[list[tuple[ToolCall, dict[str, Any]]]] = []
         size = 1
         ctx: dict[str, Any] = {"cabin_after": {}}

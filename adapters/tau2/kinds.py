@@ -18,6 +18,10 @@ from miscue.adapters.tau2.exec import ToolCall
 from miscue.canonical import canonical_json
 from miscue.host import NotExecutable
 
+#: the request label of an operation a customer may ask for that no tau2 tool performs (a wrong
+#: instrument): it compiles to no recipe, so executing it reaches nothing
+NO_TOOL = "no_tool:"
+
 
 class LiftError(Exception):
     """A golden write cannot be expressed as user-level conditions."""

@@ -13,7 +13,7 @@ from typing import Any
 from miscue.adapters.tau2 import words
 from miscue.adapters.tau2.domains import tau2_domains, tau2_value_ids
 from miscue.adapters.tau2.airline import STOPS, find_reservation
-from miscue.adapters.tau2.kinds import DB
+from miscue.adapters.tau2.kinds import DB, NO_TOOL
 from miscue.adapters.tau2.retail import describe_line, find_order, known_addresses, resolve_items, words_address
 from miscue.adapters.tau2.variants import PRICE
 from miscue.briefs import Act, Identity, Role
@@ -23,9 +23,6 @@ from miscue.schema import Condition, Intent
 
 
 BOUND_WORDS = {">=": "or above", "<=": "or below"}
-#: operations a customer may ask for that no tau2 tool performs (a request label no write kind
-#: has: executing it is refused)
-NO_TOOL = {"refund_compensation": "no_tool:refund_compensation", "edit_saved_passengers": "no_tool:edit_saved_passengers"}
 
 _ACT_KINDS = {("retail", "cancel"): "cancel", ("retail", "return"): "return", ("retail", "exchange"): "exchange",
               ("retail", "modify_items"): "modify_items", ("retail", "modify_address"): "modify_address",
@@ -340,7 +337,7 @@ class Tau2Speech:
     def mismatches(self, intent: Intent) -> list[Mismatch]:
         """The request made through the wrong instrument: a sibling write the environment refuses
         for this order or reservation, or that ends in another state, or an operation no tool of
-        the host performs (its reading names a request the host has no write for: refused)."""
+        the host performs (its reading names a request no write kind has: it reaches nothing)."""
         labels = list(intent.base.get("request", []))
         out: list[Mismatch] = []
         for i, label in enumerate(labels):
@@ -364,9 +361,9 @@ class Tau2Speech:
             rid = self.resolved(intent, f"{label}.reservation")  # type: ignore[attr-defined]
             cancel = [(f"cancel reservation {rid}", "cancel", [Condition(slot="cancel.reservation", value=rid)])] if rid else []
             if base == "certificate":
-                return [("refund the compensation to a card", NO_TOOL["refund_compensation"], [])]
+                return [("refund the compensation to a card", NO_TOOL + "refund_compensation", [])]
             if base == "change_passengers" and rid:
-                return [("edit the saved passenger profiles on the account", NO_TOOL["edit_saved_passengers"], []), *cancel]
+                return [("edit the saved passenger profiles on the account", NO_TOOL + "edit_saved_passengers", []), *cancel]
             return cancel if base in ("change_flights", "change_bags") else []
         oid = self.order_id(intent, label)
         order = find_order(self.db, oid) if oid else None

@@ -29,7 +29,7 @@ def _task(adapter, task: str):
 
 
 @pytest.mark.parametrize("task, phrase, refused", [
-    ("38", "refund the compensation to a card", True),  # no tool refunds a delay to a card
+    ("38", "refund the compensation to a card", True),  # no tool refunds a delay to a card: nothing is reached
     ("40", "edit the saved passenger profiles on the account", True),  # no tool edits saved travellers
     ("16", "cancel reservation M05KNL", False),  # cancelling is not changing the flights: another state
     ("40", "cancel reservation 3RK2T9", True),  # cancel to rebook with the new name: the policy refuses it
@@ -41,8 +41,9 @@ def test_an_airline_write_asked_through_the_wrong_instrument_is_admitted(airline
     admission = admit_reading(airline, intent, truth, form, _plain(form, operation=phrase),
                               Departure(ExtractionClass.mismatch))
     assert admission.admitted, admission.verdict
+    assert admission.executed == 1  # a refusal is the reading's outcome: the attempt has an executed reading
     (reading,) = admission.readings
-    assert (reading.truth is None) == refused
+    assert reading.truth.empty == refused  # type: ignore[union-attr]
     assert refused or reading.truth.hash != truth.hash  # type: ignore[union-attr]
 
 
