@@ -1,6 +1,6 @@
 """The model path measured on the hand-labelled verifier set (issue 39, item 4).
 
-The held-back requests written while the reading form was last changed (round 8 of
+The held-back requests written while the reading form was last changed (round 9 of
 ``tests/data/verifier_set.jsonl``) and a sample of the tune part were read by two stand-in
 readers, each given only the exact rendered reading prompt (``tests/data/verifier_readings/README.md``
 says how the replies were made; the held-back prompts were answered once). Their replies answer as
@@ -25,7 +25,7 @@ FILES = {"extractor_a": "replies_read_a.jsonl", "extractor_b": "replies_read_b.j
 ROWS = dryrun.read_jsonl(DATA / "verifier_set.jsonl")
 #: the held-back round written while the reading form was last changed; the earlier held-back rounds
 #: were read on earlier forms (their figures: the README) and are never re-answered
-ROUND = ("r8-", "a8-", "w8-")
+ROUND = ("r9-", "a9-", "w9-")
 
 
 def _answered(role: str) -> set[str]:
@@ -64,9 +64,9 @@ def test_the_model_path_reads_more_than_the_rules(heldout):
     assert model["recall"] > offline["recall"] and model["precision"] >= offline["precision"], (model, offline)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 39's acceptance is not met: held-back round 8 (81 requests, answered once "
-                                       "on today's form) precision 0.949 (< 0.95), recall 0.862; lexical ambiguity 0.67, "
-                                       "syntactic ambiguity 0.50 and tool capability mismatch 0.67 under 0.70 "
+@pytest.mark.xfail(strict=True, reason="issue 39's acceptance is not met: held-back round 9 (81 requests, answered once "
+                                       "on its form) precision 1.000, recall 0.739 (< 0.85); syntactic ambiguity and tool "
+                                       "capability mismatch 0.17, factual error and lexical ambiguity 0.67 under 0.70 "
                                        "(tests/data/verifier_readings/README.md groups every miss by cause)")
 def test_the_model_path_meets_the_acceptance_on_the_heldout_part(heldout):
     """Issue 39: precision >= 0.95 and recall >= 0.85 on the held-back part; every fault type with
