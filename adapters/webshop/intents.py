@@ -25,6 +25,8 @@ UNSUPPORTED_OPERATIONS: dict[str, str] = {
     "store_pickup": "reserve it for in-store pickup",
     "subscribe_and_save": "set it up as a subscribe-and-save delivery",
     "ask_seller": "ask the seller to confirm it before ordering",
+    "price_match": "price-match another site's price",
+    "custom_order": "have it made to order",
 }
 
 

@@ -240,6 +240,10 @@ OPERATION_FORMS: dict[str, tuple[str, ...]] = {
     "ask_seller": ("ask the seller", "contact the seller", "message the seller", "check with the seller", "ask the vendor",
                    "email the seller", "confirm with the seller", "have the seller confirm", "ask the manufacturer",
                    "seller to confirm"),
+    "price_match": ("price match", "price-match", "match the price", "match another site", "match their price",
+                    "beat the price", "price guarantee"),
+    "custom_order": ("made to order", "made-to-order", "custom order", "custom-made", "custom made", "build one for me",
+                     "make one for me", "commission", "have it made"),
 }
 #: the true request: finding and buying a product
 REQUEST_FORMS = ("find and buy", "buy", "find me", "looking for", "look for", "purchase", "order", "get me", "shopping for",
