@@ -225,7 +225,7 @@ def build_report(artifacts: Path, version: str) -> Report:
         with s as (select benchmark, k, list_sort(fault_types) combo from samples where k > 1),
         occ as (select benchmark, k, t, count(*) n from (select benchmark, k, unnest(combo) t from s) group by all),
         tot as (select benchmark, k, count(*) n, count(distinct combo) d from s group by all),
-        top as (select benchmark, k, max(n) m, arg_max(t, n) t from occ group by all)
+        top as (select benchmark, k, max(n) m, first(t order by n desc, t) t from occ group by all)  -- a tie: the first name
         select tot.benchmark, tot.k, tot.n, tot.d, top.t, round(top.m / tot.n, 3)
         from tot join top using (benchmark, k) order by 1, 2""")
     rep.sections.append(Section(
