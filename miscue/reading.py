@@ -293,9 +293,14 @@ def fuzzy_score(quote: str, text: str) -> float:
     return fuzz.partial_ratio(quote, text)
 
 
-#: the comparison in an extra's condition on a listed limit ("<name> <= N", "<name> = value")
-_COMPARISON = re.compile(r"<=|>=|<|>|=")
-_AMOUNT = re.compile(r"\$?\s*(\d+(?:\.\d+)?)")
+#: the comparisons an extra's condition on a listed limit may use ("<name> <= N", "<name> = value")
+COMPARISONS = ("<=", ">=", "<", ">", "=")
+
+
+def _amount(said: str) -> float | None:
+    """A plain number, a price's "$" allowed ("149.99", "$ 150"); None for anything else."""
+    digits = said.removeprefix("$").strip()
+    return float(digits) if digits.replace(".", "", 1).isdigit() else None
 
 
 @dataclass(frozen=True)
@@ -312,17 +317,19 @@ def limit_of(extra: Extra, form: ReadingForm) -> LimitRead | None:
     """The extra's condition as a bound on a listed limit ("<name> <= 150", "<name> = silver"),
     or None when it is not written so. The name, and a named value, must be ones the form lists
     (compared after :func:`normalise`). Formal syntax only: nothing here reads English."""
-    m = _COMPARISON.search(extra.condition)
-    if m is None:
+    condition = extra.condition
+    found = [(condition.find(op), op) for op in COMPARISONS if op in condition]
+    if not found:
         return None
-    said, rest = normalise(extra.condition[: m.start()]), extra.condition[m.end():].strip()
+    at, op = min(found, key=lambda f: (f[0], -len(f[1])))  # the first; "<=" before "<" at one place
+    said, rest = normalise(condition[:at]), condition[at + len(op):].strip()
     name, values = next(((n, v) for n, v in form.limits if normalise(n) == said), (None, ()))
     if name is None:
         return None
-    if not values and (amount := _AMOUNT.fullmatch(rest)) is not None:
-        return LimitRead(name, m.group(0), number=float(amount.group(1)))
+    if not values and (number := _amount(rest)) is not None:
+        return LimitRead(name, op, number=number)
     value = next((v for v in values if normalise(v) == normalise(rest)), None)
-    return LimitRead(name, "=", value=value) if m.group(0) == "=" and value is not None else None
+    return LimitRead(name, "=", value=value) if op == "=" and value is not None else None
 
 
 def check(reading: Reading, form: ReadingForm, text: str) -> list[Verdict]:

@@ -80,10 +80,14 @@ def _limited(adapter: Adapter, root: Intent, form: ReadingForm, reading: Reading
         return None
     if found.value is not None:  # one of the detail's named values
         return root.with_condition(Condition(slot=limit.slot, value=dict(limit.values)[found.value]))
+    number = found.number  # type: ignore[assignment]
+    if found.op == "=":  # exactly N: at most N and at least N
+        return root.with_condition(Condition(slot=limit.slot, op="<=", value=number)).with_condition(
+            Condition(slot=limit.slot, op=">=", value=number))
     step = limit.step if found.op in _STRICT else 0.0
-    number = found.number - step if found.op == "<" else found.number + step  # type: ignore[operator]
-    bound = Condition(slot=limit.slot, op=_STRICT.get(found.op, found.op), value=round(number, 6))  # type: ignore[arg-type]
-    return root.with_condition(bound)
+    bound = number - step if found.op == "<" else number + step
+    return root.with_condition(Condition(slot=limit.slot, op=_STRICT.get(found.op, found.op),  # type: ignore[arg-type]
+                                         value=round(bound, 6)))
 
 
 def admit_reading(adapter: Adapter, root: Intent, truth: GroundTruth, form: ReadingForm, reading: ReadingRecord,

@@ -8,6 +8,7 @@ a changed flight is enumerated over the available same-route, same-date alternat
 from __future__ import annotations
 
 import itertools
+import operator
 from typing import Any
 
 from miscue.adapters.tau2.kinds import DB, LiftError, WriteKind, cartesian, others, pick
@@ -126,10 +127,12 @@ def stops(db: DB, segments: list[dict[str, Any]], ends: tuple[str, str]) -> int:
     return max([*ways, n]) - 1
 
 
+_STOP_TESTS = {STOPS: operator.eq, STOPS + "<=": operator.le, STOPS + ">=": operator.ge}
+
+
 def within_stops(given: dict[str, Any], n: int) -> bool:
     """Whether ``n`` stops meet the stop bounds among the given fields."""
-    return all({"=": n == b, "<=": n <= b, ">=": n >= b}[op] for op in ("=", "<=", ">=")
-               if (b := given.get(STOPS + ("" if op == "=" else op))) is not None)
+    return all(test(n, given[field]) for field, test in _STOP_TESTS.items() if field in given)
 
 
 def _num(x: float) -> int | float:

@@ -77,6 +77,8 @@ def test_exchange_is_no_wrong_instrument_for_a_pending_orders_items(retail):
 @pytest.mark.parametrize("task, condition, admitted", [
     ("85", "the price of the new fleece jacket in dollars < 150", True),  # the true variant costs $153.18
     ("85", "the price of the new fleece jacket in dollars <= $160", False),  # it already meets the cap
+    ("85", "the price of the new fleece jacket in dollars = 153.18", False),  # exactly what it costs
+    ("85", "the price of the new fleece jacket in dollars = 150", True),  # no variant costs exactly that
     ("85", "price of the jacket < 150", False),  # not a listed name: the enumerated extras, none of which says it
 ])
 def test_a_price_cap_on_a_new_item_is_executed(retail, task, condition, admitted):
@@ -91,6 +93,8 @@ def test_a_price_cap_on_a_new_item_is_executed(retail, task, condition, admitted
 @pytest.mark.parametrize("condition, code", [
     ("the number of stops each way on the new flights = 0", None),  # no ATL-PHL nonstop that day
     ("the number of stops each way on the new flights <= 1", "admit:extra_did_not_narrow"),
+    ("the number of stops each way on the new flights = 1", "admit:extra_did_not_narrow"),  # what it is
+    ("the number of stops each way on the new flights > 1", None),  # no two-stop itinerary either
 ])
 def test_a_stop_limit_on_new_flights_is_executed(airline, condition, code):
     intent, truth, form = _task(airline, "16")
@@ -117,8 +121,9 @@ def test_a_limit_is_read_from_its_formal_condition_only(retail):
     colour, values = next(x for x in form.limits if x[0].startswith("the color"))
     assert set(values) >= {"black", "silver"}
     conditions = (f"{price} < 150", f"{price.upper()} >= $75.50", f"{price}<=0", f"{price} under 150",
-                  f"{colour} = Silver", f"{colour} = gold", f"{colour} <= 3", f"{price} = cheap", "colour = red")
+                  f"{colour} = Silver", f"{colour} = gold", f"{colour} <= 3", f"{price} = cheap", "colour = red",
+                  f"{price} < 1e3", f"{price} < 1.5.0", f"{price} > $ 99")
     read = [limit_of(Extra(quote="q", condition=c), form) for c in conditions]
     assert [(r.op, r.number, r.value) if r else None for r in read] == [
         ("<", 150.0, None), (">=", 75.5, None), ("<=", 0.0, None), None,
-        ("=", None, "silver"), None, None, None, None]
+        ("=", None, "silver"), None, None, None, None, None, None, (">", 99.0, None)]
