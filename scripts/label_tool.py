@@ -5,7 +5,8 @@
 
   PYTHONPATH=. .venv/bin/python scripts/label_tool.py exec BENCH TASK [slot=JSONVALUE ...] [-slot ...]
       executes the intent with some slots set to another value (JSON, or a bare string) or
-      dropped (-slot), and says whether the ground truth changes (hash, answer size)
+      dropped (-slot), and says whether the ground truth changes (hash, answer size) and whether
+      the reading has no answer at all (EMPTY)
 
   PYTHONPATH=. .venv/bin/python scripts/label_tool.py values BENCH TASK SLOT
       the raw legal values of SLOT (the form exec takes) next to how customers say them
@@ -74,6 +75,8 @@ def execute(bench, task, edits):
         return
     print(f"truth   n={len(truth.value)} hash={truth.hash[:8]}")
     print(f"reading n={len(gt.value)} hash={gt.hash[:8]}")
+    if not gt.value:
+        print("EMPTY: the reading has no answer (nothing in the host matches it, or the host refuses it)")
     print("ground truth", "UNCHANGED" if gt.hash == truth.hash else "CHANGES",
           "(reading's answer set strictly wider)" if set(truth.value) < set(gt.value) else
           "(reading's answer set strictly narrower)" if set(gt.value) < set(truth.value) else "")
