@@ -353,7 +353,8 @@ class Tau2Speech:
     def _wrong_instruments(self, intent: Intent, label: str) -> list[tuple[str, str, list[Condition]]]:
         """(how a customer asks, the sibling request, its conditions) for each wrong instrument of
         one write, the likeliest first: a reservation cancelled to be booked again, an item returned
-        to be bought again, a pending order cancelled. "exchange" is not one for a pending order's
+        to be bought again, a pending order cancelled (to be placed again with its new items, address
+        or payment). "exchange" is not one for a pending order's
         items: tau2's own customers say it."""
         base = label.split("#")[0]
         mine = [c for c in intent.conditions if c.slot.partition(".")[0] == label]
@@ -380,9 +381,10 @@ class Tau2Speech:
             return [(f"change the items of order {oid}", "modify_items",
                      [Condition(slot=f"modify_items.{c.slot.partition('.')[2]}", op=c.op, value=c.value) for c in mine]),
                     *returned]
-        if base in ("modify_items", "return"):
-            return [(f"cancel order {oid}", "cancel", [Condition(slot="cancel.order", value=oid),
-                                                      Condition(slot="cancel.reason", value="no longer needed")])]
+        cancel = [(f"cancel order {oid}", "cancel", [Condition(slot="cancel.order", value=oid),
+                                                    Condition(slot="cancel.reason", value="no longer needed")])]
+        if base in ("modify_items", "return", "modify_payment"):
+            return cancel
         if base == "cancel":
             lines = [describe_line(x, order["items"]) for x in order["items"]]
             return [(f"return order {oid}", "return", [
@@ -390,5 +392,5 @@ class Tau2Speech:
                 Condition(slot="return.payment", value=order["payment_history"][0]["payment_method_id"])])]
         if base == "modify_address" and (to := intent.condition(f"{label}.address")) is not None:
             return [("change the default address on the account", "user_address",
-                     [Condition(slot="user_address.address", value=to.value)])]
+                     [Condition(slot="user_address.address", value=to.value)]), *cancel]
         return []

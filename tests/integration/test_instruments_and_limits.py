@@ -47,14 +47,14 @@ def test_an_airline_write_asked_through_the_wrong_instrument_is_admitted(airline
     assert refused or reading.truth.hash != truth.hash  # type: ignore[union-attr]
 
 
-def test_the_default_address_is_the_wrong_instrument_for_an_orders_address(retail):
+def test_the_default_address_or_a_cancellation_is_the_wrong_instrument_for_an_orders_address(retail):
     intent, truth, form = _task(retail, "17")  # move pending order #W8665881 to another suite
-    phrase = "change the default address on the account"
-    assert phrase in form.operations
-    admission = admit_reading(retail, intent, truth, form, _plain(form, operation=phrase),
-                              Departure(ExtractionClass.mismatch))
-    assert admission.admitted, admission.verdict
-    assert admission.readings[0].truth.hash != truth.hash  # type: ignore[union-attr]
+    assert form.operations[1:] == ("change the default address on the account", "cancel order #W8665881")
+    for phrase in form.operations[1:]:
+        admission = admit_reading(retail, intent, truth, form, _plain(form, operation=phrase),
+                                  Departure(ExtractionClass.mismatch))
+        assert admission.admitted, (phrase, admission.verdict)
+        assert admission.readings[0].truth.hash != truth.hash  # type: ignore[union-attr]
 
 
 def test_a_return_is_the_wrong_instrument_for_an_exchange(retail):
@@ -127,3 +127,14 @@ def test_a_limit_is_read_from_its_formal_condition_only(retail):
     assert [(r.op, r.number, r.value) if r else None for r in read] == [
         ("<", 150.0, None), (">=", 75.5, None), ("<=", 0.0, None), None,
         ("=", None, "silver"), None, None, None, None, None, None, (">", 99.0, None)]
+
+
+def test_a_cancellation_is_the_wrong_instrument_for_a_pending_orders_payment(retail):
+    intent, truth, form = _task(retail, "40")  # pay pending order #W4923227 with another card
+    assert intent.base["request"] == ["modify_payment"]
+    (phrase,) = form.operations[1:]
+    assert phrase == "cancel order #W4923227"
+    admission = admit_reading(retail, intent, truth, form, _plain(form, operation=phrase),
+                              Departure(ExtractionClass.mismatch))
+    assert admission.admitted, admission.verdict
+    assert admission.readings[0].truth.hash != truth.hash  # type: ignore[union-attr]
