@@ -1,7 +1,7 @@
 """The model path measured on the hand-labelled verifier set (issue 39, item 4).
 
-The held-back requests written while the reading form was last changed (round 10 of
-``tests/data/verifier_set.jsonl``) and a sample of the tune part were read by two stand-in
+The held-back requests written while the reading form was last changed (round 11 of
+``tests/data/verifier_set.jsonl``, 162 requests) and a sample of the tune part were read by two stand-in
 readers, each given only the exact rendered reading prompt (``tests/data/verifier_readings/README.md``
 says how the replies were made; the held-back prompts were answered once). Their replies answer as
 extractors A and B; every other step -- the checks on each reading, the derived class, agreement,
@@ -25,7 +25,7 @@ FILES = {"extractor_a": "replies_read_a.jsonl", "extractor_b": "replies_read_b.j
 ROWS = dryrun.read_jsonl(DATA / "verifier_set.jsonl")
 #: the held-back round written while the reading form was last changed; the earlier held-back rounds
 #: were read on earlier forms (their figures: the README) and are never re-answered
-ROUND = ("r10-", "a10-", "w10-")
+ROUND = ("r11-", "a11-", "w11-")
 
 
 def _answered(role: str) -> set[str]:
@@ -51,7 +51,7 @@ def test_both_readers_answered_every_request_of_the_heldout_round():
     form), by both readers."""
     heldout = {r["id"] for r in ROWS if r["split"] == "heldout"}
     round_ = {i for i in heldout if i.startswith(ROUND)}
-    assert len(round_) >= 75
+    assert len(round_) >= 150
     assert _answered("extractor_a") & heldout == round_
     assert _answered("extractor_a") == _answered("extractor_b")
 
@@ -65,10 +65,10 @@ def test_the_model_path_keeps_precision_and_reads_more_than_the_rules(heldout):
     assert model["recall"] > offline["recall"], (model, offline)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 39's acceptance is not met: held-back round 10 (81 requests, answered once "
-                                       "on today's form) precision 0.965 and recall 0.859 meet it, but factual error and "
-                                       "indirect intent are at 0.67 (< 0.70) (tests/data/verifier_readings/README.md "
-                                       "groups every miss by cause)")
+@pytest.mark.xfail(strict=True, reason="issue 39's acceptance is not met: held-back round 11 (162 requests, answered once "
+                                       "on today's form) has precision 0.991 but recall 0.788, and irrelevant information "
+                                       "0.42, syntactic ambiguity 0.58, tool capability mismatch 0.67 (< 0.70) "
+                                       "(tests/data/verifier_readings/README.md groups every miss by cause)")
 def test_the_model_path_meets_the_acceptance_on_the_heldout_part(heldout):
     """Issue 39: precision >= 0.95 and recall >= 0.85 on the held-back part; every fault type with
     five or more held-back admits at recall >= 0.70."""
