@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from miscue.host import Adapter, NotExecutable
-from miscue.reading import NO_VALUE, Departure, ReadingForm, limit_of
+from miscue.reading import NO_VALUE, Departure, Extra, ReadingForm, limit_of
 from miscue.reading import Reading as ReadingRecord
 from miscue.schema import Condition, GroundTruth, Intent, Verdict
 from miscue.taxonomy import ExtractionClass
@@ -70,11 +70,11 @@ def _run(adapter: Adapter, name: str, intent: Intent, source: str, refusal_kind:
 _STRICT = {"<": "<=", ">": ">="}
 
 
-def _limited(adapter: Adapter, root: Intent, form: ReadingForm, reading: ReadingRecord) -> Intent | None:
-    """The truth plus the bound the reading's extra puts on a limit the host lists (None when no
-    extra is written as one): one of its named values, or a number (a strict bound is the next value
-    in: under $150 is <= $149.99)."""
-    found = next((b for e in reading.extras if (b := limit_of(e, form)) is not None), None)
+def _bounded(adapter: Adapter, root: Intent, form: ReadingForm, extra: Extra) -> Intent | None:
+    """The truth plus the bound ``extra`` puts on a limit the host lists (None when it is not
+    written as one): one of its named values, or a number (a strict bound is the next value in:
+    under $150 is <= $149.99)."""
+    found = limit_of(extra, form)
     limit = next((x for x in adapter.limits(root) if found is not None and x.name == found.name), None)
     if found is None or limit is None:
         return None
@@ -88,6 +88,27 @@ def _limited(adapter: Adapter, root: Intent, form: ReadingForm, reading: Reading
     bound = number - step if found.op == "<" else number + step
     return root.with_condition(Condition(slot=limit.slot, op=_STRICT.get(found.op, found.op),  # type: ignore[arg-type]
                                          value=round(bound, 6)))
+
+
+def _limited(adapter: Adapter, root: Intent, form: ReadingForm, reading: ReadingRecord) -> Intent | None:
+    """The truth bounded by the reading's first extra written as a limit (None: none is)."""
+    return next((b for e in reading.extras if (b := _bounded(adapter, root, form, e)) is not None), None)
+
+
+def without_met_limits(adapter: Adapter, root: Intent, truth: GroundTruth, form: ReadingForm,
+                       reading: ReadingRecord) -> ReadingRecord:
+    """``reading`` without the extras that bound a limit the truth already meets ("nonstop" for
+    flights that are nonstop): executed, such a detail leaves the answer as it is, so it agrees with
+    the truth and is no departure (the form: a detail that agrees with a true value is no extra)."""
+    def met(extra: Extra) -> bool:
+        bounded = _bounded(adapter, root, form, extra)
+        if bounded is None:
+            return False
+        r = _run(adapter, "truth_plus_limit", bounded, "reading")
+        return r.truth is not None and r.truth.hash == truth.hash
+
+    kept = [e for e in reading.extras if not met(e)]
+    return reading if len(kept) == len(reading.extras) else reading.model_copy(update={"extras": kept})
 
 
 def admit_reading(adapter: Adapter, root: Intent, truth: GroundTruth, form: ReadingForm, reading: ReadingRecord,

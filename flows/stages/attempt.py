@@ -117,6 +117,9 @@ class Plan(Protocol):
     async def extract(self, call: Caller, role: str, inp: ExtractionInput, call_ids: list[str]) -> Any:
         """One extractor's reading of the text."""
 
+    def settle(self, adapter: Adapter, root: Intent, truth: GroundTruth, found: Any) -> Any:
+        """One extractor's reading without what execution shows to agree with the truth."""
+
     def record_extraction(self, row: Attempt, who: str, found: Any) -> None:
         """Put one extractor's reading into the record (``reading_<who>``)."""
 
@@ -178,6 +181,7 @@ class AttemptPipeline:
         calls = row.call_ids if row.call_ids is not None else []
         try:
             a = known_a if known_a is not None else await plan.extract(self.call, "extractor_a", inp, calls)
+            a = plan.settle(self.adapter, root, truth, a)
             plan.record_extraction(row, "a", a)
             verdict = plan.gate(a, "a")
             if verdict is not None:
@@ -185,6 +189,7 @@ class AttemptPipeline:
             b = known_b if known_b is not None else await plan.extract(self.call, "extractor_b", inp, calls)
         except TransientProviderError as exc:
             return row.decide(Verdict(stage="extract", code="extract:provider_error", detail=str(exc)[:300])), None
+        b = plan.settle(self.adapter, root, truth, b)
         plan.record_extraction(row, "b", b)
         judged = plan.judge(self.adapter, root, truth, text, a, b)
         if judged.readings_json is not None:

@@ -7,14 +7,16 @@ the class, agreement between the two extractors and admission build on it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Awaitable, Callable
 
 from miscue import writing
 from miscue.briefs import ExtractionInput
+from miscue.host import Adapter
 from miscue.llm import parse_json_reply
 from miscue.reading import Reading, ReadingError, ReadingForm, check, find_quote
-from miscue.schema import Verdict
+from miscue.schema import GroundTruth, Intent, Verdict
+from miscue.verifiers.admission import without_met_limits
 
 Call = Callable[..., Awaitable[Any]]
 
@@ -56,6 +58,15 @@ async def read(call: Call, role: str, inp: ExtractionInput, form: ReadingForm, c
     return Read(reading, check(reading, form, inp.text), fuzzy)
 
 
+def settle(adapter: Adapter, root: Intent, truth: GroundTruth, form: ReadingForm, found: Read) -> Read:
+    """The reading with the extras execution shows the truth already meets taken out
+    (:func:`miscue.verifiers.admission.without_met_limits`): code checks what the reader reports."""
+    if found.reading is None or not found.reading.extras:
+        return found
+    reading = without_met_limits(adapter, root, truth, form, found.reading)
+    return found if reading is found.reading else replace(found, reading=reading)
+
+
 class ReadingSteps:
     """What a reading-path plan does with its extractors, single fault or composite: one reading
     form per extractor (:func:`read`), each reading kept on the attempt (``reading_a`` /
@@ -66,6 +77,10 @@ class ReadingSteps:
     async def extract(self, call: Call, role: str, inp: ExtractionInput, call_ids: list[str]) -> Read:
         assert self.form is not None
         return await read(call, role, inp, self.form, call_ids)
+
+    def settle(self, adapter: Adapter, root: Intent, truth: GroundTruth, found: Read) -> Read:
+        assert self.form is not None
+        return settle(adapter, root, truth, self.form, found)
 
     def record_extraction(self, row: Any, who: str, found: Read) -> None:
         setattr(row, f"reading_{who}", found.reading.model_dump_json() if found.reading else None)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from miscue.flows.stages.attempt import AttemptPipeline
-from miscue.flows.stages.read import Read, read as read_text
+from miscue.flows.stages.read import Read, read as read_text, settle
 from miscue.flows.stages.single import SinglePlan
 from miscue import stoppable
 from miscue.briefs import ExtractionInput, WriterBrief
@@ -169,8 +169,8 @@ async def verify(adapter: Adapter, gateway: Gateway, task_id: str, text: str,
     pipeline = AttemptPipeline(adapter, gateway)
     row = Attempt(benchmark=adapter.benchmark, task_id=task_id, graph_id="", cell_id="", k=1, fault_types=[], attempt=0,
                   query=text, call_ids=[], readings_json="[]", readings_executed=0, truth_hash=truth.hash)
-    a = await read_text(pipeline.call, "extractor_a", inp, form, row.call_ids or [])
-    b = await read_text(pipeline.call, "extractor_b", inp, form, row.call_ids or [])
+    a = settle(adapter, intent, truth, form, await read_text(pipeline.call, "extractor_a", inp, form, row.call_ids or []))
+    b = settle(adapter, intent, truth, form, await read_text(pipeline.call, "extractor_b", inp, form, row.call_ids or []))
     result.found = {"a": _read_finding(a, form), "b": _read_finding(b, form)}
     for who, r in (("a", a), ("b", b)):
         result.steps.append(Step(f"extract_{who}", r.holds, result.found[who]))
