@@ -284,7 +284,8 @@ class ItemsKind(RetailKind):
                 continue
             for item_ids in self._item_sets(order, given):
                 lines = [next(x for x in order["items"] if x["item_id"] == iid) for iid in item_ids]
-                descs = [describe_line(x, order["items"]) for x in lines] if "items" not in given else given["items"]
+                descs = ([describe_line(x, order["items"]) for x in lines]
+                         if "items" not in given or len(lines) != len(given["items"]) else given["items"])
                 news: list[list[str]] = [[]]
                 if self.with_new_items:
                     news = [
@@ -342,8 +343,27 @@ class ItemsKind(RetailKind):
         return others(values, current)
 
 
+#: bounds on the price each returned line was bought at ("only the ones over $100"): a field of a return
+RETURNED_PRICE = tuple(f"{PRICE}{op}" for op in BOUND_OPS)
+
+
 class Return(ItemsKind):
+    """A return; ``price<=`` / ``price>=`` keep only the named lines bought within the bound."""
+
     tool, label = "return_delivered_order_items", "return"
+
+    def accepts(self, field):
+        return field in RETURNED_PRICE or super().accepts(field)
+
+    def _item_sets(self, order: dict[str, Any], given: dict[str, Any]) -> list[tuple[str, ...]]:
+        bounds = [(field[len(PRICE):], given[field]) for field in RETURNED_PRICE if field in given]
+        sets = super()._item_sets(order, given)
+        if not bounds:
+            return sets
+        price = {x["item_id"]: x["price"] for x in order["items"]}
+        kept = [tuple(i for i in ids if all(price[i] <= v if op == "<=" else price[i] >= v for op, v in bounds))
+                for ids in sets]
+        return [ids for ids in kept if ids]
 
 
 class Exchange(ItemsKind):

@@ -299,8 +299,8 @@ class Tau2Speech:
     def limits(self, intent: Intent) -> list[Limit]:
         """Details a customer may hold the request to ("as long as it is under $150", "it has to
         be nonstop", "only if it comes in silver"): the price of each new item of an exchange or a
-        pending-order change (in dollars) and each of its options no requirement names, and the
-        stops each way of flights booked or changed to."""
+        pending-order change (in dollars) and each of its options no requirement names, the price
+        each returned item was bought at, and the stops each way of flights booked or changed to."""
         labels = list(intent.base.get("request", []))
         out: list[Limit] = []
         for label in labels:
@@ -311,6 +311,8 @@ class Tau2Speech:
                 for j in range(1, len(items) + 1):
                     product = self._item_product(intent, label, j)
                     out.append(Limit(f"the price of the new {product} in dollars", f"{label}.item{j}.{PRICE}", 0.01))
+            elif base == "return":
+                out.append(Limit("the price of each returned item in dollars", f"{label}.{PRICE}", 0.01))
             elif base in ("book", "change_flights"):
                 rid = self.resolved(intent, f"{label}.reservation") if base == "change_flights" else None  # type: ignore[attr-defined]
                 whose = f" of reservation {rid}" if rid and sum(lab.split("#")[0] == base for lab in labels) > 1 else ""
@@ -353,9 +355,10 @@ class Tau2Speech:
     def _wrong_instruments(self, intent: Intent, label: str) -> list[tuple[str, str, list[Condition]]]:
         """(how a customer asks, the sibling request, its conditions) for each wrong instrument of
         one write, the likeliest first: a reservation cancelled to be booked again, an item returned
-        to be bought again, a pending order cancelled (to be placed again with its new items, address
-        or payment). "exchange" is not one for a pending order's
-        items: tau2's own customers say it."""
+        to be bought again (a pending order's too, which the store refuses), a pending order
+        cancelled (to be placed again with its new items, address or payment), passengers taken off a
+        reservation instead of cancelling it. "exchange" is not one for a pending order's items:
+        tau2's own customers say it."""
         base = label.split("#")[0]
         mine = [c for c in intent.conditions if c.slot.partition(".")[0] == label]
         if self.domain_name == "airline":
@@ -365,12 +368,15 @@ class Tau2Speech:
                 return [("refund the compensation to a card", NO_TOOL + "refund_compensation", [])]
             if base == "change_passengers" and rid:
                 return [("edit the saved passenger profiles on the account", NO_TOOL + "edit_saved_passengers", []), *cancel]
+            if base == "cancel" and rid:  # no tool takes the passengers off a reservation
+                return [(f"remove the passengers from reservation {rid}", NO_TOOL + "remove_passengers", [])]
             return cancel if base in ("change_flights", "change_bags") else []
         oid = self.order_id(intent, label)
         order = find_order(self.db, oid) if oid else None
         if order is None:
             return []
-        if base == "exchange":
+        returned: list[tuple[str, str, list[Condition]]] = []
+        if base in ("exchange", "modify_items"):  # the items returned, to be bought again
             items = intent.condition(f"{label}.items")
             lines = items.value if items is not None else self.resolved(intent, f"{label}.items")  # type: ignore[attr-defined]
             paid = intent.condition(f"{label}.payment")
@@ -378,13 +384,14 @@ class Tau2Speech:
             returned = [(f"return the items of order {oid}", "return", [
                 Condition(slot="return.order", value=oid), Condition(slot="return.items", value=lines),
                 Condition(slot="return.payment", value=refund)])] if lines else []
+        if base == "exchange":
             return [(f"change the items of order {oid}", "modify_items",
                      [Condition(slot=f"modify_items.{c.slot.partition('.')[2]}", op=c.op, value=c.value) for c in mine]),
                     *returned]
         cancel = [(f"cancel order {oid}", "cancel", [Condition(slot="cancel.order", value=oid),
                                                     Condition(slot="cancel.reason", value="no longer needed")])]
         if base in ("modify_items", "return", "modify_payment"):
-            return cancel
+            return [*cancel, *returned]
         if base == "cancel":
             lines = [describe_line(x, order["items"]) for x in order["items"]]
             return [(f"return order {oid}", "return", [

@@ -27,6 +27,7 @@ UNSUPPORTED_OPERATIONS: dict[str, str] = {
     "ask_seller": "ask the seller to confirm it before ordering",
     "price_match": "price-match another site's price",
     "custom_order": "have it made to order",
+    "trade_in": "exchange one I already have for it",
 }
 
 

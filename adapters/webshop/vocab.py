@@ -244,6 +244,8 @@ OPERATION_FORMS: dict[str, tuple[str, ...]] = {
                     "beat the price", "price guarantee"),
     "custom_order": ("made to order", "made-to-order", "custom order", "custom-made", "custom made", "build one for me",
                      "make one for me", "commission", "have it made"),
+    "trade_in": ("trade in", "trade-in", "exchange the one i have", "exchange my", "exchange the", "swap the one i have",
+                 "swap my old"),
 }
 #: the true request: finding and buying a product
 REQUEST_FORMS = ("find and buy", "buy", "find me", "looking for", "look for", "purchase", "order", "get me", "shopping for",

@@ -14,7 +14,7 @@ from miscue.flows.stages.verify import task_intent
 from miscue.planning import Planner
 from miscue.reading import Departure, Extra, Reading, RequirementReading, limit_of
 from miscue.taxonomy import ExtractionClass
-from miscue.verifiers.admission import admit_reading
+from miscue.verifiers.admission import admit_reading, without_met_limits
 
 
 def _plain(form, **changes) -> Reading:
@@ -34,6 +34,7 @@ def _task(adapter, task: str):
     ("16", "cancel reservation M05KNL", False),  # cancelling is not changing the flights: another state
     ("40", "cancel reservation 3RK2T9", True),  # cancel to rebook with the new name: the policy refuses it
     ("12", "cancel reservation YAX4DR", True),  # cancel to rebook with a bag more: refused too
+    ("9", "remove the passengers from reservation NQNU5R", True),  # no tool takes passengers off: nothing is reached
 ])
 def test_an_airline_write_asked_through_the_wrong_instrument_is_admitted(airline, task, phrase, refused):
     intent, truth, form = _task(airline, task)
@@ -69,9 +70,9 @@ def test_a_return_is_the_wrong_instrument_for_an_exchange(retail):
 
 def test_exchange_is_no_wrong_instrument_for_a_pending_orders_items(retail):
     """tau2's own customers say "exchange" for changing a pending order's items: the form offers
-    no exchange beside the change, and cancelling is the wrong instrument it lists."""
+    no exchange beside the change; cancelling and returning are the wrong instruments it lists."""
     _, _, form = _task(retail, "85")
-    assert form.operations == (form.operation, "cancel order #W2466703")
+    assert form.operations == (form.operation, "cancel order #W2466703", "return the items of order #W2466703")
 
 
 @pytest.mark.parametrize("task, condition, admitted", [
@@ -138,3 +139,44 @@ def test_a_cancellation_is_the_wrong_instrument_for_a_pending_orders_payment(ret
                               Departure(ExtractionClass.mismatch))
     assert admission.admitted, admission.verdict
     assert admission.readings[0].truth.hash != truth.hash  # type: ignore[union-attr]
+
+
+def test_a_return_is_the_wrong_instrument_for_a_pending_orders_items(retail):
+    """Returning a pending order's item to buy another: the store refuses a return of an order not
+    yet delivered, while the change of its items executes."""
+    intent, truth, form = _task(retail, "3")  # a purple polyester v-neck for the t-shirt of pending #W4776164
+    assert form.operations[1:] == ("cancel order #W4776164", "return the items of order #W4776164")
+    admission = admit_reading(retail, intent, truth, form, _plain(form, operation=form.operations[2]),
+                              Departure(ExtractionClass.mismatch))
+    assert admission.admitted, admission.verdict
+    assert admission.readings[0].truth.empty  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("condition, code", [
+    ("the price of each returned item in dollars > 100", None),  # the $50.88 t-shirt and $52.03 puzzle stay
+    ("the price of each returned item in dollars >= 1000", None),  # none of the three: nothing is returned
+    ("the price of each returned item in dollars > 10", "admit:extra_did_not_narrow"),  # every item costs more
+])
+def test_a_price_bound_on_the_items_returned_is_executed(retail, condition, code):
+    intent, truth, form = _task(retail, "108")  # return a t-shirt, a jigsaw puzzle and an e-reader
+    assert ("the price of each returned item in dollars", ()) in form.limits
+    reading = _plain(form, extras=[Extra(quote="only the ones over $100", condition=condition)])
+    admission = admit_reading(retail, intent, truth, form, reading, Departure(ExtractionClass.extras))
+    assert (admission.verdict.code if admission.verdict else None) == code
+    if code is None:
+        assert admission.readings[0].truth.hash != truth.hash  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("condition, kept", [
+    ("the number of stops each way on the new flights = 0", False),  # HAT266 and HAT112 are nonstop
+    ("the number of stops each way on the new flights <= 1", False),
+    ("the number of stops each way on the new flights = 1", True),  # no one-stop pair among the named flights
+    ("the number of stops each way on the new flights >= 1", True),
+    ("nonstop = yes", True),  # no listed limit: not executed, left to admission
+])
+def test_an_extra_the_truth_already_meets_is_no_departure(airline, condition, kept):
+    """A limit that leaves the truth's answer as it is agrees with the truth: code drops it from the
+    reading before the class is derived, so "nonstop" beside the named nonstop flights is no second fault."""
+    intent, truth, form = _task(airline, "30")  # reservation 1N99U6 moved to nonstop HAT266, back on HAT112
+    reading = _plain(form, extras=[Extra(quote="nonstop", condition=condition)])
+    assert len(without_met_limits(airline, intent, truth, form, reading).extras) == int(kept)
