@@ -155,13 +155,17 @@ class Planner:
             d = domains[c.slot]
             spoken = self.spoken(intent, c.slot, c.value)
             forms = d.true_value.heard if options else plain_forms(d, d.true_value)
-            says = [f for f in forms if f != spoken][:MAX_FORMS]
+            # a form another legal value shares is shown first under both (only some forms fit in a
+            # prompt): a reader sees that the words name two values
+            others = d.values[1:MAX_OPTIONS + 1]
+            shared = {f for v in others for f in v.heard} & set(forms)
+            says = _fit([f for f in forms if f != spoken], shared, MAX_FORMS)
             parts = [self._part(p, d, plain=not options) for p in d.parts if p.key in d.true_value.members]
             if d.parts:  # a list's other legal values, part by part (another card, another flight)
                 alts = [self._part(p) for p in d.parts if p.key not in d.true_value.members][:MAX_OPTIONS]
             else:
-                alts = [Option(say=v.spoken, also=list((v.heard if options else v.forms)[1:MAX_FORMS + 1]))
-                        for v in d.values[1:MAX_OPTIONS + 1]]
+                alts = [Option(say=v.spoken, also=_fit(list(v.heard[1:]), {spoken, *says}, MAX_FORMS) if options
+                               else list(v.forms[1:MAX_FORMS + 1])) for v in others]
             out.append(Requirement(slot=c.slot, phrase=self.adapter.slot_phrase(intent, c.slot), spoken=spoken,
                                    ordered=self.adapter.is_ordered_slot(intent, c.slot), says=says, parts=parts,
                                    options=alts if options else [], role=self.adapter.role(intent, c.slot)))
@@ -381,6 +385,14 @@ class Planner:
             materials.off_topic = OFF_TOPICS[(attempt + int(graph.graph_id[:4], 16)) % len(OFF_TOPICS)]
         plan.brief = plan.brief.model_copy(update={"materials": materials})
         return plan
+
+
+def _fit(forms: list[str], wanted: set[str], n: int) -> list[str]:
+    """At most ``n`` of ``forms``, in their order: up to half of them ``wanted`` ones, the rest the
+    others as they come (a value's first forms, its ids among them, stay)."""
+    keep = set([f for f in forms if f in wanted][:n // 2])
+    keep |= set([f for f in forms if f not in keep][:n - len(keep)])
+    return [f for f in forms if f in keep]
 
 
 def value_from_spoken(adapter: Adapter, intent: Intent, slot: str, spoken: str | None) -> tuple[bool, Any]:
