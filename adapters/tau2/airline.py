@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+from datetime import date
 from typing import Any
 
 from miscue.adapters.tau2.kinds import DB, LiftError, WriteKind, cartesian, others, pick
@@ -116,15 +117,23 @@ STOP_FIELDS = (STOPS, STOPS + "<=", STOPS + ">=")
 
 def stops(db: DB, segments: list[dict[str, Any]], ends: tuple[str, str]) -> int:
     """The most stops on one way of a journey: each way runs until it reaches one of its ends
-    (the trip's origin or destination)."""
+    (the trip's origin or destination). A round trip that turns at another airport (flights
+    changed to a neighbouring one: DTW-LGA to DTW-JFK) turns after its longest wait between two
+    flights, when that is a day or more."""
     flights = db.table("flights")
-    ways, n = [], 0
-    for seg in segments:
-        n += 1
-        if flights.get(seg["flight_number"], {}).get("destination") in ends:
-            ways.append(n)
-            n = 0
-    return max([*ways, n]) - 1
+    dest = [flights.get(s["flight_number"], {}).get("destination") for s in segments]
+    cuts = [i for i, d in enumerate(dest) if d in ends]  # a way ends with these segments
+    first = flights.get(segments[0]["flight_number"], {}).get("origin") if segments else None
+    if len(cuts) < 2 and len(segments) > 1 and dest[-1] == first:
+        gap, at = max((_days_between(segments[i], segments[i + 1]), i) for i in range(len(segments) - 1))
+        if gap >= 1:
+            cuts = sorted({at, len(segments) - 1})
+    bounds = [-1, *cuts] + ([] if cuts and cuts[-1] == len(segments) - 1 else [len(segments) - 1])
+    return max(b - a for a, b in zip(bounds, bounds[1:])) - 1
+
+
+def _days_between(a: dict[str, Any], b: dict[str, Any]) -> int:
+    return (date.fromisoformat(b["date"]) - date.fromisoformat(a["date"])).days
 
 
 _STOP_TESTS = {STOPS: operator.eq, STOPS + "<=": operator.le, STOPS + ">=": operator.ge}

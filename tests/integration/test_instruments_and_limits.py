@@ -180,3 +180,12 @@ def test_an_extra_the_truth_already_meets_is_no_departure(airline, condition, ke
     intent, truth, form = _task(airline, "30")  # reservation 1N99U6 moved to nonstop HAT266, back on HAT112
     reading = _plain(form, extras=[Extra(quote="nonstop", condition=condition)])
     assert len(without_met_limits(airline, intent, truth, form, reading).extras) == int(kept)
+
+
+def test_the_stops_of_a_round_trip_that_turns_at_another_airport(airline):
+    """Reservation VA5SGQ (DTW-LGA) moves to the nonstop HAT169 DTW-JFK and HAT033 JFK-DTW: neither way
+    reaches LGA, so the trip turns where it waits two days -- nonstop each way, not one stop."""
+    intent, truth, form = _task(airline, "29")
+    for n, met in ((0, True), (1, False)):
+        reading = _plain(form, extras=[Extra(quote="the nonstops", condition=f"{form.limits[0][0]} = {n}")])
+        assert (without_met_limits(airline, intent, truth, form, reading).extras == []) == met
