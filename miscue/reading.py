@@ -43,6 +43,10 @@ from miscue.taxonomy import ExtractionClass, fault_type, takes_slot
 
 Status = Literal["stated", "stated_other", "not_said", "pointer", "vague", "ambiguous", "doubted"]
 STATUSES: tuple[str, ...] = Status.__args__  # type: ignore[attr-defined]
+#: what an ambiguous requirement is ambiguous by: a word or description two values share, or the
+#: sentence's structure (a modifier that may belong to two things, a word whose reach is open); ''
+#: for any other status
+Ambiguity = Literal["", "word", "structure"]
 #: the value of a requirement whose words commit to no legal value (an enum member, not a null)
 NO_VALUE = "(no value)"
 #: quotes this long (normalised) or longer may match fuzzily; shorter ones must match exactly
@@ -70,6 +74,7 @@ class RequirementReading(BaseModel):
     status: Status
     value: str = NO_VALUE
     candidates: list[str] = Field(default_factory=list)
+    ambiguity: Ambiguity = ""
     quote: str = ""
 
 
@@ -222,6 +227,9 @@ class ReadingForm:
                                candidates=(list[value], Field(  # type: ignore[valid-type]
                                    description=f"every legal value the words could also mean ({NO_VALUE!r}: "
                                                "a reading that leaves it unsaid)")),
+                               ambiguity=(Ambiguity, Field(description="for an ambiguous one: 'word' (a word two "
+                                                           "values share) or 'structure' (how the sentence attaches "
+                                                           "or extends a word); '' otherwise")),
                                quote=(str, Field(description="the verbatim words that say it ('' if none)")))
             fields[r.slot] = (one, Field(description=r.phrase))
         requirements = create_model("Requirements", __config__=ConfigDict(extra="forbid"), **fields)
@@ -243,7 +251,12 @@ class ReadingForm:
         return hashlib.sha256(json.dumps(self.schema(), sort_keys=True).encode()).hexdigest()[:16]
 
     def parse(self, reply: dict[str, Any]) -> Reading:
-        """A reply (already JSON) validated against this form's enums; :class:`ReadingError` else."""
+        """A reply (already JSON) validated against this form's enums; :class:`ReadingError` else.
+        Parsed tolerantly where it costs nothing: a requirement without ``ambiguity`` has none."""
+        reqs = reply.get("requirements") if isinstance(reply, dict) else None
+        if isinstance(reqs, dict) and any(isinstance(r, dict) and "ambiguity" not in r for r in reqs.values()):
+            reply = {**reply, "requirements": {k: {"ambiguity": "", **r} if isinstance(r, dict) else r
+                                               for k, r in reqs.items()}}
         try:
             checked = self.model().model_validate(reply)
         except ValidationError as exc:

@@ -122,13 +122,15 @@ _TYPE_OF_CLASS = {t.extraction: t.id for t in FAULT_TYPES.values()
 
 def type_of_reading(reading: Reading, found: Departure) -> str:
     """The fault type a reading's derived class names: a pointer or a vague description (the
-    requirement's status tells), a word with two senses or a modifier that may leave the
-    requirement unsaid (a '(no value)' candidate), else the class's one type."""
+    requirement's status tells), a word with two senses or the sentence's structure (the reading
+    says which; a modifier that may leave the requirement unsaid, a '(no value)' candidate, is
+    structure), else the class's one type."""
     said = reading.requirements.get(found.target or "")
     if found.cls == ExtractionClass.marked:
         return "vagueness_subjectivity" if said is not None and said.status == "vague" else "referential_ambiguity"
     if found.cls == ExtractionClass.ambiguous:
-        return "syntactic_ambiguity" if said is not None and NO_VALUE in said.candidates else "lexical_ambiguity"
+        structural = said is not None and (said.ambiguity == "structure" or NO_VALUE in said.candidates)
+        return "syntactic_ambiguity" if structural else "lexical_ambiguity"
     return _TYPE_OF_CLASS[found.cls]
 
 

@@ -162,3 +162,18 @@ def test_a_requirement_the_rest_of_the_request_implies_is_no_departure_when_not_
     other = reply(requirements={"switch": {"status": "stated_other", "value": "linear", "quote": "clicky switches"}})
     assert departures(implied.parse(other), implied) == [Departure(ExtractionClass.substituted, "switch")]
     assert "implied" not in str(implied.as_dict()), "readers are not told"
+
+
+@pytest.mark.parametrize("said, expected", [
+    ({"ambiguity": "word", "candidates": ["linear", "tactile"]}, "lexical_ambiguity"),
+    ({"ambiguity": "structure", "candidates": ["linear", "tactile"]}, "syntactic_ambiguity"),  # two values, by attachment
+    ({"ambiguity": "", "candidates": ["tactile", NO_VALUE]}, "syntactic_ambiguity"),  # one reading leaves it unsaid
+    ({"candidates": ["linear", "tactile"]}, "lexical_ambiguity"),  # a reply without the field: none said, a word
+])
+def test_an_ambiguity_is_typed_by_what_the_reading_says_makes_it(said, expected):
+    from miscue.flows.stages.verify import type_of_reading
+
+    reading = FORM.parse(reply(requirements={"switch": {"status": "ambiguous", **said}}))
+    found = single_class(reading, FORM)
+    assert isinstance(found, Departure) and found.cls == ExtractionClass.ambiguous
+    assert type_of_reading(reading, found) == expected

@@ -191,7 +191,8 @@ def _requirement(st: SlotReading | None, truth: str, spoken: list[str], domains:
         other = next((s for s in spoken if s != truth), NO_VALUE)
         return RequirementReading(status="stated_other", value=other, quote=quote)
     if st.state == "ambiguous":  # an attachment read the other way leaves the requirement unsaid
-        return RequirementReading(status="ambiguous", candidates=spoken + [NO_VALUE] * bool(st.structural), quote=quote)
+        return RequirementReading(status="ambiguous", candidates=spoken + [NO_VALUE] * bool(st.structural),
+                                  ambiguity="structure" if st.structural else "word", quote=quote)
     if st.state == "marked":
         ordered = slot in domains.slots and domains[slot].ordered
         return RequirementReading(status="vague" if ordered else "pointer", candidates=spoken, quote=quote)
