@@ -112,14 +112,19 @@ def _itineraries(db: DB, segments: list[dict[str, Any]], one_change: bool) -> li
 
 
 STOPS = "stops"  # a bound a customer may hold new flights to ("it has to be nonstop"): stops<= / >= / =
-STOP_FIELDS = (STOPS, STOPS + "<=", STOPS + ">=")
+#: the times of the new flights, in hours after midnight (Eastern, as the host's schedule; a next-day
+#: arrival adds 24), and their longest connection in minutes: bounds a customer may hold them to
+#: ("it must land before 4pm", "only if the outbound leaves before 9 am", "a connection under 90 minutes")
+TIMES = ("out_departs", "out_arrives", "back_departs", "back_arrives", "connection")
+MEASURES = (STOPS, *TIMES)
+BOUND_FIELDS = tuple(f"{m}{op}" for m in MEASURES for op in ("", "<=", ">="))
 
 
-def stops(db: DB, segments: list[dict[str, Any]], ends: tuple[str, str]) -> int:
-    """The most stops on one way of a journey: each way runs until it reaches one of its ends
-    (the trip's origin or destination). A round trip that turns at another airport (flights
-    changed to a neighbouring one: DTW-LGA to DTW-JFK) turns after its longest wait between two
-    flights, when that is a day or more."""
+def ways(db: DB, segments: list[dict[str, Any]], ends: tuple[str, str]) -> list[list[dict[str, Any]]]:
+    """A journey's ways: each runs until it reaches one of its ends (the trip's origin or
+    destination). A round trip that turns at another airport (flights changed to a neighbouring
+    one: DTW-LGA to DTW-JFK) turns after its longest wait between two flights, when that is a day
+    or more."""
     flights = db.table("flights")
     dest = [flights.get(s["flight_number"], {}).get("destination") for s in segments]
     cuts = [i for i, d in enumerate(dest) if d in ends]  # a way ends with these segments
@@ -129,19 +134,55 @@ def stops(db: DB, segments: list[dict[str, Any]], ends: tuple[str, str]) -> int:
         if gap >= 1:
             cuts = sorted({at, len(segments) - 1})
     bounds = [-1, *cuts] + ([] if cuts and cuts[-1] == len(segments) - 1 else [len(segments) - 1])
-    return max(b - a for a, b in zip(bounds, bounds[1:])) - 1
+    return [segments[a + 1:b + 1] for a, b in zip(bounds, bounds[1:]) if b > a]
+
+
+def stops(db: DB, segments: list[dict[str, Any]], ends: tuple[str, str]) -> int:
+    """The most stops on one way of a journey (:func:`ways`)."""
+    return max((len(w) for w in ways(db, segments, ends)), default=0) - 1
+
+
+def measures(db: DB, segments: list[dict[str, Any]], ends: tuple[str, str]) -> dict[str, float]:
+    """What a customer may hold new flights to: the stops, when each way leaves and arrives, and
+    the longest connection (a measure the journey does not have -- no return -- is left out)."""
+    flights = db.table("flights")
+    parts = ways(db, segments, ends)
+    out: dict[str, float] = {STOPS: max((len(w) for w in parts), default=0) - 1}
+    connections = []
+    for name, way in zip(("out", "back"), parts[:2]):
+        start = way[0]
+        out[f"{name}_departs"] = _hours(flights.get(start["flight_number"], {}), "departure", start, start)
+        out[f"{name}_arrives"] = _hours(flights.get(way[-1]["flight_number"], {}), "arrival", way[-1], start)
+        for a, b in zip(way, way[1:]):
+            landed = _hours(flights.get(a["flight_number"], {}), "arrival", a, start)
+            leaves = _hours(flights.get(b["flight_number"], {}), "departure", b, start)
+            connections.append(round((leaves - landed) * 60))
+    if connections:
+        out["connection"] = max(connections)
+    return out
+
+
+def _hours(flight: dict[str, Any], which: str, seg: dict[str, Any], start: dict[str, Any]) -> float:
+    """A flight's scheduled ``which`` time on ``seg``'s date, in hours after midnight of the day
+    ``start`` leaves ("01:30:00+1" the next day)."""
+    clock = str(flight.get(f"scheduled_{which}_time_est", "00:00:00"))
+    clock, _, later = clock.partition("+")
+    h, m, *_ = (int(x) for x in clock.split(":"))
+    return 24 * (_days_between(start, seg) + int(later or 0)) + h + m / 60
 
 
 def _days_between(a: dict[str, Any], b: dict[str, Any]) -> int:
     return (date.fromisoformat(b["date"]) - date.fromisoformat(a["date"])).days
 
 
-_STOP_TESTS = {STOPS: operator.eq, STOPS + "<=": operator.le, STOPS + ">=": operator.ge}
+_TESTS = {"": operator.eq, "<=": operator.le, ">=": operator.ge}
 
 
-def within_stops(given: dict[str, Any], n: int) -> bool:
-    """Whether ``n`` stops meet the stop bounds among the given fields."""
-    return all(test(n, given[field]) for field, test in _STOP_TESTS.items() if field in given)
+def within_bounds(given: dict[str, Any], measured: dict[str, float]) -> bool:
+    """Whether a journey's measures meet the bounds among the given fields (a bound on a measure it
+    does not have is not met)."""
+    return all(key in measured and test(measured[key], given[f"{key}{op}"])
+               for key in MEASURES for op, test in _TESTS.items() if f"{key}{op}" in given)
 
 
 def _num(x: float) -> int | float:
@@ -163,7 +204,7 @@ class Book(WriteKind):
     tool, label = "book_reservation", "book"
 
     def accepts(self, field):
-        return field in self.fields or field in STOP_FIELDS
+        return field in self.fields or field in BOUND_FIELDS
     fields = ("origin", "destination", "trip", "cabin", "flights", "passengers", "payment", "bags", "insurance", "paid_bags")
 
     def ordered(self, field):
@@ -244,7 +285,7 @@ class Book(WriteKind):
         out = []
         for combo in cartesian(pools):
             chosen = dict(zip(self.fields, combo))
-            if not within_stops(given, stops(db, segs, (chosen["origin"], chosen["destination"]))):
+            if not within_bounds(given, measures(db, segs, (chosen["origin"], chosen["destination"]))):
                 continue
             if "paid_bags" in given:
                 chosen["paid_bags"] = given["paid_bags"]
@@ -275,7 +316,7 @@ class ChangeFlights(WriteKind):
     fields = ("reservation", "cabin", "flights", "payment")
 
     def accepts(self, field):
-        return field in self.fields or field in STOP_FIELDS
+        return field in self.fields or field in BOUND_FIELDS
 
     def ordered(self, field):
         return field == "cabin"
@@ -299,7 +340,7 @@ class ChangeFlights(WriteKind):
                 else _itineraries(db, _segments(res["flights"]), one_change=False)
             )
             ends = (res["origin"], res["destination"])
-            itineraries = [i for i in itineraries if within_stops(given, stops(db, i, ends))]
+            itineraries = [i for i in itineraries if within_bounds(given, measures(db, i, ends))]
             for cabin, flights, pay in cartesian([pick(given, "cabin", CABINS), itineraries,
                                                   pick(given, "payment", db.payment_ids(customer))]):
                 chosen = {"reservation": rid, "cabin": cabin, "flights": flights, "payment": pay}

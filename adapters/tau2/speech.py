@@ -12,7 +12,7 @@ from typing import Any
 
 from miscue.adapters.tau2 import words
 from miscue.adapters.tau2.domains import tau2_domains, tau2_value_ids
-from miscue.adapters.tau2.airline import STOPS, find_reservation
+from miscue.adapters.tau2.airline import STOPS, find_reservation, measures
 from miscue.adapters.tau2.kinds import DB, NO_TOOL
 from miscue.adapters.tau2.retail import describe_line, find_order, known_addresses, resolve_items, words_address
 from miscue.adapters.tau2.variants import PRICE
@@ -42,6 +42,17 @@ def _held_to(option: str, value: Any) -> str:
     if any(ch.isdigit() for ch in v):
         return f"it has to be the {v} one"
     return f"it has to have {option} {v}"
+
+
+#: the times a customer may hold new flights to, as the form names them (hours after midnight, as the
+#: host's schedule gives them; a minute is the step of a strict bound), and the longest connection
+FLIGHT_TIMES = {
+    "out_departs": ("the time the outbound flights leave, in hours after midnight (9:30 am is 9.5)", 1 / 60),
+    "out_arrives": ("the time the outbound flights land, in hours after midnight (9:30 pm is 21.5)", 1 / 60),
+    "back_departs": ("the time the return flights leave, in hours after midnight", 1 / 60),
+    "back_arrives": ("the time the return flights land, in hours after midnight", 1 / 60),
+    "connection": ("the longest connection between the new flights, in minutes", 1.0),
+}
 
 
 class Tau2Speech:
@@ -300,7 +311,8 @@ class Tau2Speech:
         """Details a customer may hold the request to ("as long as it is under $150", "it has to
         be nonstop", "only if it comes in silver"): the price of each new item of an exchange or a
         pending-order change (in dollars) and each of its options no requirement names, the price
-        each returned item was bought at, and the stops each way of flights booked or changed to."""
+        each returned item was bought at, and the stops, times and connections of flights booked or
+        changed to."""
         labels = list(intent.base.get("request", []))
         out: list[Limit] = []
         for label in labels:
@@ -317,10 +329,22 @@ class Tau2Speech:
                 rid = self.resolved(intent, f"{label}.reservation") if base == "change_flights" else None  # type: ignore[attr-defined]
                 whose = f" of reservation {rid}" if rid and sum(lab.split("#")[0] == base for lab in labels) > 1 else ""
                 out.append(Limit(f"the number of stops each way on the new flights{whose}", f"{label}.{STOPS}"))
+                out += [Limit(f"{name}{whose}", f"{label}.{key}", step)
+                        for key, (name, step) in FLIGHT_TIMES.items() if key in self._flight_measures(intent, label, base)]
         if any(lab.split("#")[0] in ("exchange", "modify_items") for lab in labels):
             out += self._option_limits(intent)
         names = [x.name for x in out]
         return [x for x in out if names.count(x.name) == 1]  # a name that says two limits says neither
+
+    def _flight_measures(self, intent: Intent, label: str, base: str) -> set[str]:
+        """The measures the true new flights have (no return: no return times)."""
+        segments = self.resolved(intent, f"{label}.flights")  # type: ignore[attr-defined]
+        if base == "book":
+            ends = (self.resolved(intent, f"{label}.origin"), self.resolved(intent, f"{label}.destination"))  # type: ignore[attr-defined]
+        else:
+            res = find_reservation(self.db, self.resolved(intent, f"{label}.reservation") or "")  # type: ignore[attr-defined]
+            ends = (res["origin"], res["destination"]) if res else (None, None)
+        return set(measures(self.db, segments, ends)) if segments else set()
 
     def _option_limits(self, intent: Intent) -> list[Limit]:
         """Each option of a new item that no requirement names, with its legal values."""

@@ -189,3 +189,34 @@ def test_the_stops_of_a_round_trip_that_turns_at_another_airport(airline):
     for n, met in ((0, True), (1, False)):
         reading = _plain(form, extras=[Extra(quote="the nonstops", condition=f"{form.limits[0][0]} = {n}")])
         assert (without_met_limits(airline, intent, truth, form, reading).extras == []) == met
+
+
+@pytest.mark.parametrize("task, limit, bound, narrows", [
+    ("35", "the time the outbound flights land", "< 16", True),  # HAT069 then HAT258 lands at 19:00
+    ("35", "the time the outbound flights land", "<= 19", False),
+    ("24", "the time the outbound flights leave", "< 9", False),  # HAT069 leaves at 6:00
+    ("24", "the time the outbound flights leave", "> 9", True),
+    ("21", "the time the return flights land", "<= 18", True),  # the return lands at 20:00
+    ("20", "the longest connection between the new flights", "< 90", False),  # 30 minutes in Atlanta
+    ("20", "the longest connection between the new flights", "< 20", True),
+])
+def test_a_time_limit_on_new_flights_is_executed(airline, task, limit, bound, narrows):
+    """"It must land before 4pm", "only if the outbound leaves before 9 am", "a connection under 90
+    minutes": limits the form lists by name, executed against the host's schedule (a bound the true
+    flights meet is no extra at all)."""
+    intent, truth, form = _task(airline, task)
+    name = next(n for n, _ in form.limits if n.startswith(limit))
+    reading = _plain(form, extras=[Extra(quote="q", condition=f"{name} {bound}")])
+    kept = without_met_limits(airline, intent, truth, form, reading)
+    assert bool(kept.extras) == narrows
+    if narrows:
+        admission = admit_reading(airline, intent, truth, form, reading, Departure(ExtractionClass.extras))
+        assert admission.admitted, admission.verdict
+
+
+def test_only_a_round_trip_lists_the_return_times(airline):
+    one_way = {n for n, _ in _task(airline, "35")[2].limits}
+    round_trip = {n for n, _ in _task(airline, "21")[2].limits}
+    assert not any("return" in n for n in one_way)
+    assert {n for n in round_trip if "return" in n} == {"the time the return flights leave, in hours after midnight",
+                                                        "the time the return flights land, in hours after midnight"}
