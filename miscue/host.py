@@ -197,6 +197,12 @@ class Adapter(ABC, Generic[Recipe]):
         keeps these longest."""
         return False
 
+    def left_as_is(self, intent: Intent, slot: str) -> bool:
+        """The write leaves this requirement as the customer has it, so a customer asking for the
+        rest never says it (a cabin change keeps the reservation's flights): a reading that finds it
+        not said departs in nothing."""
+        return False
+
     def preference(self, intent: Intent, slot: str, kind: str, values: tuple[str, ...]) -> Intent | None:
         """``intent`` with what the instructions prefer for ``slot`` as an executable condition
         (``kind``: at_least, at_most, lowest, highest; ``values``: the value keys the cue was said

@@ -272,6 +272,16 @@ class Tau2Adapter(Tau2Speech, Adapter[Tau2Recipe]):
     def keeps_current(self, intent: Intent, slot: str) -> bool:
         return settling.keeps_current(self.db, intent.base["customer"], self._split(intent), slot)
 
+    def left_as_is(self, intent: Intent, slot: str) -> bool:
+        """The flights of a change that keeps the reservation's own (a cabin upgrade)."""
+        label, _, field = slot.partition(".")
+        if self.domain_name != "airline" or label.split("#")[0] != "change_flights" or field != "flights":
+            return False
+        cond, rid = intent.condition(slot), self.resolved(intent, f"{label}.reservation")
+        res = find_reservation(self.db, rid) if rid else None
+        return cond is not None and res is not None and cond.value == [
+            {"flight_number": f["flight_number"], "date": f["date"]} for f in res["flights"]]
+
     def preference(self, intent: Intent, slot: str, kind: str, values: tuple[str, ...]) -> Intent | None:
         """Bounds on an ordered option and the new item's price order (retail items writes)."""
         return settling.preference(self.db, intent.base["customer"], self._split(intent), intent, slot, kind, values)

@@ -190,13 +190,14 @@ class Planner:
     def implied(self, intent: Intent, asked: set[str]) -> set[str]:
         """The requirements the rest of the true request fixes: dropping one alone leaves the
         answer as it is (DESIGN 6, step 6: a requirement left unsaid is a fault only when the
-        answer widens), so a text that does not say it departs in nothing."""
+        answer widens), or the write leaves it as the customer has it (the host says which); a
+        text that does not say it departs in nothing."""
         try:
             truth = self.adapter.ground_truth(intent)
         except NotExecutable:
             return set()
-        out = set()
-        for slot in sorted(asked):
+        out = {slot for slot in asked if self.adapter.left_as_is(intent, slot)}
+        for slot in sorted(asked - out):
             try:
                 if self.adapter.ground_truth(intent.without(slot)).hash == truth.hash:
                     out.add(slot)

@@ -12,7 +12,7 @@ import pytest
 
 from miscue.flows.stages.verify import task_intent
 from miscue.planning import Planner
-from miscue.reading import Departure, Extra, Reading, RequirementReading, limit_of
+from miscue.reading import Departure, Extra, Reading, RequirementReading, limit_of, single_class
 from miscue.taxonomy import ExtractionClass
 from miscue.verifiers.admission import admit_reading, without_met_limits
 
@@ -220,3 +220,18 @@ def test_only_a_round_trip_lists_the_return_times(airline):
     assert not any("return" in n for n in one_way)
     assert {n for n in round_trip if "return" in n} == {"the time the return flights leave, in hours after midnight",
                                                         "the time the return flights land, in hours after midnight"}
+
+
+def test_the_flights_a_cabin_upgrade_keeps_need_not_be_said(airline):
+    """'Cancel NQNU5R and bump M20IZO up to business': the upgrade keeps M20IZO's flights, which the
+    customer never names; unsaid, they are no second fault beside the payment left out."""
+    intent, truth, form = _task(airline, "37")
+    flights = next(r for r in form.requirements if r.slot == "change_flights.flights")
+    assert flights.implied and airline.left_as_is(intent, flights.slot)
+    assert not any(airline.left_as_is(intent, r.slot) for r in form.requirements if r is not flights)
+    reading = _plain(form, requirements={**_plain(form).requirements,
+                                         flights.slot: RequirementReading(status="not_said"),
+                                         "change_flights.payment": RequirementReading(status="not_said")})
+    assert single_class(reading, form) == Departure(ExtractionClass.withheld, "change_flights.payment")
+    _, _, changed = _task(airline, "30")  # new flights: a reading that finds them unsaid departs
+    assert not next(r for r in changed.requirements if r.slot.endswith(".flights")).implied
