@@ -391,7 +391,8 @@ class Tau2Speech:
             if base == "certificate":
                 return [("refund the compensation to a card", NO_TOOL + "refund_compensation", [])]
             if base == "change_passengers" and rid:
-                return [("edit the saved passenger profiles on the account", NO_TOOL + "edit_saved_passengers", []), *cancel]
+                return [("edit the saved passenger profiles on the account", NO_TOOL + "edit_saved_passengers", []), *cancel,
+                        (f"take a passenger off reservation {rid} and add another", NO_TOOL + "remove_and_add_passenger", [])]
             if base == "cancel" and rid:  # no tool takes the passengers off a reservation
                 return [(f"remove the passengers from reservation {rid}", NO_TOOL + "remove_passengers", [])]
             return cancel if base in ("change_flights", "change_bags") else []
@@ -414,7 +415,9 @@ class Tau2Speech:
                     *returned]
         cancel = [(f"cancel order {oid}", "cancel", [Condition(slot="cancel.order", value=oid),
                                                     Condition(slot="cancel.reason", value="no longer needed")])]
-        if base in ("modify_items", "return", "modify_payment"):
+        if base == "modify_items":  # no tool cancels one item of an order, or adds one
+            return [*cancel, *returned, (f"cancel an item of order {oid} and add another to it", NO_TOOL + "swap_one_item", [])]
+        if base in ("return", "modify_payment"):
             return [*cancel, *returned]
         if base == "cancel":
             lines = [describe_line(x, order["items"]) for x in order["items"]]

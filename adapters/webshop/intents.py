@@ -28,6 +28,7 @@ UNSUPPORTED_OPERATIONS: dict[str, str] = {
     "price_match": "price-match another site's price",
     "custom_order": "have it made to order",
     "trade_in": "exchange one I already have for it",
+    "layaway": "put it on layaway",
 }
 
 

@@ -246,6 +246,7 @@ OPERATION_FORMS: dict[str, tuple[str, ...]] = {
                      "make one for me", "commission", "have it made"),
     "trade_in": ("trade in", "trade-in", "exchange the one i have", "exchange my", "exchange the", "swap the one i have",
                  "swap my old"),
+    "layaway": ("layaway", "lay-away", "lay away", "hold it while i pay", "pay in installments"),
 }
 #: the true request: finding and buying a product
 REQUEST_FORMS = ("find and buy", "buy", "find me", "looking for", "look for", "purchase", "order", "get me", "shopping for",

@@ -35,6 +35,7 @@ def _task(adapter, task: str):
     ("40", "cancel reservation 3RK2T9", True),  # cancel to rebook with the new name: the policy refuses it
     ("12", "cancel reservation YAX4DR", True),  # cancel to rebook with a bag more: refused too
     ("9", "remove the passengers from reservation NQNU5R", True),  # no tool takes passengers off: nothing is reached
+    ("40", "take a passenger off reservation 3RK2T9 and add another", True),  # nor swaps one for another
 ])
 def test_an_airline_write_asked_through_the_wrong_instrument_is_admitted(airline, task, phrase, refused):
     intent, truth, form = _task(airline, task)
@@ -72,7 +73,8 @@ def test_exchange_is_no_wrong_instrument_for_a_pending_orders_items(retail):
     """tau2's own customers say "exchange" for changing a pending order's items: the form offers
     no exchange beside the change; cancelling and returning are the wrong instruments it lists."""
     _, _, form = _task(retail, "85")
-    assert form.operations == (form.operation, "cancel order #W2466703", "return the items of order #W2466703")
+    assert form.operations == (form.operation, "cancel order #W2466703", "return the items of order #W2466703",
+                               "cancel an item of order #W2466703 and add another to it")
 
 
 @pytest.mark.parametrize("task, condition, admitted", [
@@ -145,11 +147,13 @@ def test_a_return_is_the_wrong_instrument_for_a_pending_orders_items(retail):
     """Returning a pending order's item to buy another: the store refuses a return of an order not
     yet delivered, while the change of its items executes."""
     intent, truth, form = _task(retail, "3")  # a purple polyester v-neck for the t-shirt of pending #W4776164
-    assert form.operations[1:] == ("cancel order #W4776164", "return the items of order #W4776164")
-    admission = admit_reading(retail, intent, truth, form, _plain(form, operation=form.operations[2]),
-                              Departure(ExtractionClass.mismatch))
-    assert admission.admitted, admission.verdict
-    assert admission.readings[0].truth.empty  # type: ignore[union-attr]
+    assert form.operations[1:] == ("cancel order #W4776164", "return the items of order #W4776164",
+                                   "cancel an item of order #W4776164 and add another to it")
+    for phrase in form.operations[2:]:  # refused; no tool swaps one item of an order: nothing is reached
+        admission = admit_reading(retail, intent, truth, form, _plain(form, operation=phrase),
+                                  Departure(ExtractionClass.mismatch))
+        assert admission.admitted, (phrase, admission.verdict)
+        assert admission.readings[0].truth.empty  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("condition, code", [
