@@ -75,8 +75,10 @@ def _bounded(adapter: Adapter, root: Intent, form: ReadingForm, extra: Extra) ->
     written as one): one of its named values, or a number (a strict bound is the next value in:
     under $150 is <= $149.99)."""
     found = limit_of(extra, form)
-    limit = next((x for x in adapter.limits(root) if found is not None and x.name == found.name), None)
-    if found is None or limit is None:
+    if found is None:  # not written as a listed limit: nothing to ask the host (its limits cost executions)
+        return None
+    limit = next((x for x in adapter.limits(root) if x.name == found.name), None)
+    if limit is None:
         return None
     if found.value is not None:  # one of the detail's named values
         return root.with_condition(Condition(slot=limit.slot, value=dict(limit.values)[found.value]))

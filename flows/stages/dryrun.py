@@ -155,12 +155,14 @@ def reading_prompt(cell: Cell, host: Host, text: str) -> dict[str, Any]:
             "text_check": verdict.code if verdict else None, "messages": messages}
 
 
-def request_prompts(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def request_prompts(requests: list[dict[str, Any]], adapters: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """The reading prompt of each given request (``id``, ``benchmark``, ``task_id``, ``text``): what
-    ``miscue verify`` sends both extractors about a text it did not write."""
+    ``miscue verify`` sends both extractors about a text it did not write (``adapters``: hosts to
+    share with other runs)."""
     from miscue.flows.stages.verify import reading_input, task_intent
 
-    out, adapters = [], {}
+    out: list[dict[str, Any]] = []
+    adapters = {} if adapters is None else adapters
     for row in requests:
         adapter = adapters.get(row["benchmark"]) or adapters.setdefault(row["benchmark"], adapter_for(row["benchmark"]))
         intent, _ = task_intent(adapter, row["task_id"])
@@ -317,23 +319,24 @@ def baseline_record(rows: list[Attempt]) -> dict[str, Any]:
 # -- the verifier on labelled requests with stand-in readers (issue 39) ----------------------------
 
 
-def labelled_replies(rows: list[dict[str, Any]], data: Path, files: dict[str, str]) -> dict[str, Replies]:
+def labelled_replies(rows: list[dict[str, Any]], data: Path, files: dict[str, str],
+                     adapters: dict[str, Any] | None = None) -> dict[str, Replies]:
     """The committed reading replies (per extractor role, ``files``) for the labelled requests
     ``rows``, checked against today's reading prompts of those requests."""
-    current = {(p["id"], "read"): p for p in request_prompts(rows)}
+    current = {(p["id"], "read"): p for p in request_prompts(rows, adapters)}
     return {role: load_replies(role, current, data, files) for role in files}
 
 
 def evaluate_with(items: list[Any], standins: dict[str, Replies] | None, store: Path,
-                  concurrency: int = 4) -> tuple[Any, Counter[str]]:
+                  concurrency: int = 4, adapters: dict[str, Any] | None = None) -> tuple[Any, Counter[str]]:
     """``miscue eval-verifier`` on ``items`` (:class:`~miscue.flows.stages.evaluate.LabelledRequest`)
     with ``standins`` answering as extractors A and B (None: the offline readers), and how many
-    prompts each stand-in had no reply for."""
+    prompts each stand-in had no reply for (``adapters``: hosts to share with another run)."""
     import asyncio
 
     from miscue.flows.stages.evaluate import evaluate
 
     real = offline_gateway(store)
     gateway = StandInGateway(real, standins) if standins is not None else real
-    result = asyncio.run(evaluate(items, gateway, concurrency=concurrency))  # type: ignore[arg-type]
+    result = asyncio.run(evaluate(items, gateway, concurrency=concurrency, adapters=adapters))  # type: ignore[arg-type]
     return result, gateway.missing if isinstance(gateway, StandInGateway) else Counter()

@@ -201,11 +201,13 @@ def _outcome(item: LabelledRequest, v: Verification) -> Outcome:
 
 
 async def evaluate(items: list[LabelledRequest], gateway: Gateway, concurrency: int = 8,
-                   progress: Callable[[int, int], None] | None = None) -> Evaluation:
+                   progress: Callable[[int, int], None] | None = None,
+                   adapters: dict[str, Adapter] | None = None) -> Evaluation:
     """Verify every labelled request (bounded concurrency) and
     score the verdicts. Under --prompts-out (the gateway has an outbox) every request goes as far as
-    the store answers, and :class:`~miscue.llm.PromptsExported` ends a round in which some wait."""
-    adapters: dict[str, Adapter] = {}
+    the store answers, and :class:`~miscue.llm.PromptsExported` ends a round in which some wait.
+    ``adapters``: hosts already built (their tasks' intents lifted once), shared across runs."""
+    adapters = {} if adapters is None else adapters
     sem = asyncio.Semaphore(concurrency)
     done = 0
     result = Evaluation()

@@ -36,13 +36,16 @@ def _answered(role: str) -> set[str]:
 def heldout(tmp_path_factory):
     """The held-back part judged with the stand-in readers, and with the offline readers."""
     ids = {r["id"] for r in ROWS if r["split"] == "heldout"} & _answered("extractor_a")
-    replies = dryrun.labelled_replies([r for r in ROWS if r["id"] in ids], READINGS, FILES)
+    hosts: dict = {}  # each task's intent lifted once for the prompts and both runs
+    replies = dryrun.labelled_replies([r for r in ROWS if r["id"] in ids], READINGS, FILES, adapters=hosts)
     stale = [s for r in replies.values() for s in r.stale if s.split()[0] in ids]
     assert not stale, "stale replies: the reading prompts changed since they were answered\n" + "\n".join(stale[:10])
-    items = [i for i in load_set(DATA / "verifier_set.jsonl") if i.id in ids]
-    model, missing = dryrun.evaluate_with(items, replies, tmp_path_factory.mktemp("standin"))
+    part = tmp_path_factory.mktemp("set") / "heldout.jsonl"  # only these rows: the set's other tasks are not lifted
+    dryrun.write_jsonl(part, (r for r in ROWS if r["id"] in ids))
+    items = load_set(part)
+    model, missing = dryrun.evaluate_with(items, replies, tmp_path_factory.mktemp("standin"), adapters=hosts)
     assert missing == {}, f"prompts without a reply: {dict(missing)}"
-    offline, _ = dryrun.evaluate_with(items, None, tmp_path_factory.mktemp("offline"))
+    offline, _ = dryrun.evaluate_with(items, None, tmp_path_factory.mktemp("offline"), adapters=hosts)
     return model.report(), offline.report()
 
 
