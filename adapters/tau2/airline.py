@@ -137,11 +137,6 @@ def ways(db: DB, segments: list[dict[str, Any]], ends: tuple[str, str]) -> list[
     return [segments[a + 1:b + 1] for a, b in zip(bounds, bounds[1:]) if b > a]
 
 
-def stops(db: DB, segments: list[dict[str, Any]], ends: tuple[str, str]) -> int:
-    """The most stops on one way of a journey (:func:`ways`)."""
-    return max((len(w) for w in ways(db, segments, ends)), default=0) - 1
-
-
 def measures(db: DB, segments: list[dict[str, Any]], ends: tuple[str, str]) -> dict[str, float]:
     """What a customer may hold new flights to: the stops, when each way leaves and arrives, and
     the longest connection (a measure the journey does not have -- no return -- is left out)."""

@@ -329,8 +329,9 @@ class Tau2Speech:
                 rid = self.resolved(intent, f"{label}.reservation") if base == "change_flights" else None  # type: ignore[attr-defined]
                 whose = f" of reservation {rid}" if rid and sum(lab.split("#")[0] == base for lab in labels) > 1 else ""
                 out.append(Limit(f"the number of stops each way on the new flights{whose}", f"{label}.{STOPS}"))
+                measured = self._flight_measures(intent, label, base)
                 out += [Limit(f"{name}{whose}", f"{label}.{key}", step)
-                        for key, (name, step) in FLIGHT_TIMES.items() if key in self._flight_measures(intent, label, base)]
+                        for key, (name, step) in FLIGHT_TIMES.items() if key in measured]
         if any(lab.split("#")[0] in ("exchange", "modify_items") for lab in labels):
             out += self._option_limits(intent)
         names = [x.name for x in out]
@@ -418,7 +419,7 @@ class Tau2Speech:
         if base == "modify_items":  # no tool cancels one item of an order, or adds one
             return [*cancel, *returned, (f"cancel an item of order {oid} and add another to it", NO_TOOL + "swap_one_item", [])]
         if base in ("return", "modify_payment"):
-            return [*cancel, *returned]
+            return cancel
         if base == "cancel":
             lines = [describe_line(x, order["items"]) for x in order["items"]]
             return [(f"return order {oid}", "return", [
