@@ -76,11 +76,15 @@ class Extra:
 
     ``phrase`` is how a user says it; ``reading`` is the literal reading (the truth plus the
     detail) as an executable intent. Admission executes it: the answer set must strictly narrow
-    or the state change.
+    or the state change. ``act``, for a detail that asks something more be done ("cancel order
+    #W9154975", "add one checked bag to reservation GV1N64"), is how the reading form lists it: a
+    reader who finds it writes the extra's condition as these words, and admission executes this
+    ``reading`` (empty: the form does not list it).
     """
 
     phrase: str
     reading: Intent
+    act: str = ""
 
 
 @dataclass(frozen=True)
@@ -92,13 +96,16 @@ class Limit:
     ``>``, ``>=``, ``=``), and ``step`` is the smallest difference between its values, so that a
     strict bound ("under $150") is the next value in (<= 149.99); a detail of named ``values`` (how
     each is said, and the host value behind it) is written ``<name> = <value>``. ``slot`` is the
-    condition the detail adds to the truth.
+    condition the detail adds to the truth. A detail said in the customer's own ``words`` (a
+    product feature: "it has to be solid wood") is written ``<name> = <the words>`` and adds the
+    condition ``slot + words`` with the words as its value, which the host's own matching checks.
     """
 
     name: str
     slot: str
     step: float = 1.0
     values: tuple[tuple[str, Any], ...] = ()
+    words: bool = False
 
 
 @dataclass(frozen=True)
@@ -311,6 +318,11 @@ class Adapter(ABC, Generic[Recipe]):
         """The numbers a user may hold this request to that the host can check (a limit read
         as an extra is executed as the truth plus that bound)."""
         return []
+
+    def additions(self, intent: Intent) -> list[Extra]:
+        """The extras that ask something more be done, as the reading form lists them (their
+        ``act``)."""
+        return [e for e in self.extras(intent) if e.act]
 
     # ------------------------------------------------------------- value grounding (6a)
     def value_domains(self, intent: Intent) -> Domains:

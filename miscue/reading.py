@@ -147,6 +147,9 @@ class ReadingForm:
     # the details the host can check that a text may hold the request to (:class:`~miscue.host.Limit`):
     # (name, its values as said; none: a number); an extra on one is written "<name> <= N" or "<name> = value"
     limits: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # what else the customer may ask the agent to do besides (:attr:`~miscue.host.Extra.act`): an
+    # extra that asks one is written as its words
+    additions: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for r in self.requirements:
@@ -186,13 +189,15 @@ class ReadingForm:
         return cls(tuple(reqs), operation, tuple(dict.fromkeys([operation, *others])))
 
     def with_host_facts(self, settled: Sequence[tuple[str, str]], implied: set[str],
-                        limits: Sequence[tuple[str, tuple[str, ...]]] = ()) -> ReadingForm:
+                        limits: Sequence[tuple[str, tuple[str, ...]]] = (), additions: Sequence[str] = ()) -> ReadingForm:
         """The form with the true outcome's settled details, the requirements the rest of the
         request implies (what executing the truth says; see :attr:`settled`,
-        :attr:`FormRequirement.implied`) and the limits the host can check."""
+        :attr:`FormRequirement.implied`), the limits the host can check and what else a customer
+        may ask done."""
         reqs = tuple(r.model_copy(update={"implied": r.slot in implied}) for r in self.requirements)
         return replace(self, requirements=reqs, settled=tuple((what, value) for what, value in settled),
-                       limits=tuple((name, tuple(values)) for name, values in limits))
+                       limits=tuple((name, tuple(values)) for name, values in limits),
+                       additions=tuple(dict.fromkeys(additions)))
 
     def requirement(self, slot: str) -> FormRequirement:
         return next(r for r in self.requirements if r.slot == slot)
@@ -202,14 +207,16 @@ class ReadingForm:
         """The form :meth:`as_dict` wrote (what a prompt carries: no host values)."""
         return cls(tuple(FormRequirement.model_validate(r) for r in data["requirements"]), data["operation"],
                    tuple(data["operations"]), tuple((what, value) for what, value in data.get("settled", ())),
-                   tuple((name, tuple(values)) for name, values in data.get("limits", ())))
+                   tuple((name, tuple(values)) for name, values in data.get("limits", ())),
+                   tuple(data.get("additions", ())))
 
     def as_dict(self) -> dict[str, Any]:
         return {"requirements": [r.model_dump(mode="json", exclude={"legal", "implied"}) for r in self.requirements],
                 "operation": self.operation,
                 "operations": list(self.operations),
                 **({"settled": [list(s) for s in self.settled]} if self.settled else {}),
-                **({"limits": [[name, list(values)] for name, values in self.limits]} if self.limits else {})}
+                **({"limits": [[name, list(values)] for name, values in self.limits]} if self.limits else {}),
+                **({"additions": list(self.additions)} if self.additions else {})}
 
     def model(self) -> type[BaseModel]:
         """The pydantic model of a reply: one field per requirement, each with its own enums;
@@ -308,12 +315,33 @@ def fuzzy_score(quote: str, text: str) -> float:
 
 #: the comparisons an extra's condition on a listed limit may use ("<name> <= N", "<name> = value")
 COMPARISONS = ("<=", ">=", "<", ">", "=")
+#: the values of a limit said in the customer's own words (a product feature): any words after "="
+WORDS = ("(the message's words)",)
 
 
 def _amount(said: str) -> float | None:
     """A plain number, a price's "$" allowed ("149.99", "$ 150"); None for anything else."""
     digits = said.removeprefix("$").strip()
     return float(digits) if digits.replace(".", "", 1).isdigit() else None
+
+
+def addition_of(extra: Extra, form: ReadingForm) -> str | None:
+    """The listed addition (:attr:`ReadingForm.additions`) the extra's condition copies, or None
+    (compared after :func:`normalise`)."""
+    said = normalise(extra.condition)
+    return next((a for a in form.additions if normalise(a) == said), None)
+
+
+def settle_doubts(reading: Reading, form: ReadingForm) -> Reading:
+    """``reading`` with a doubted requirement read as committing to its true value read as
+    committing to none: the customer doubts the true value, so the words settle for no other
+    (the form asks for the value settled for; some readers copy the doubted one)."""
+    truths = {r.slot: r.truth for r in form.requirements}
+    doubted = {slot: r for slot, r in reading.requirements.items() if r.status == "doubted" and r.value == truths.get(slot)}
+    if not doubted:
+        return reading
+    fixed = {slot: r.model_copy(update={"value": NO_VALUE}) for slot, r in doubted.items()}
+    return reading.model_copy(update={"requirements": {**reading.requirements, **fixed}})
 
 
 @dataclass(frozen=True)
@@ -341,6 +369,8 @@ def limit_of(extra: Extra, form: ReadingForm) -> LimitRead | None:
         return None
     if not values and (number := _amount(rest)) is not None:
         return LimitRead(name, op, number=number)
+    if values == WORDS:
+        return LimitRead(name, "=", value=rest) if op == "=" and normalise(rest) else None
     value = next((v for v in values if normalise(v) == normalise(rest)), None)
     return LimitRead(name, "=", value=value) if op == "=" and value is not None else None
 

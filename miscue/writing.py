@@ -22,7 +22,7 @@ import jinja2
 
 from miscue.briefs import ExtractionInput, WriterBrief
 from miscue.model_replies import parse_writer
-from miscue.reading import NO_VALUE, ReadingForm
+from miscue.reading import NO_VALUE, WORDS, ReadingForm
 from miscue import resources, taxonomy
 from miscue.errors import MissingResource
 from miscue.taxonomy import FAULT_TYPES, WHOLE_MESSAGE_TYPES
@@ -118,7 +118,7 @@ class PromptSet:
         """The reading form for ``inp``'s text and its version: the template's and the task's
         reply schema's (so a change to either is a new request)."""
         machine = {"input": inp.model_dump(mode="json"), "form": form.as_dict()}
-        messages = self._two_part(READ_FORM, inp=inp, form=form, no_value=NO_VALUE,
+        messages = self._two_part(READ_FORM, inp=inp, form=form, no_value=NO_VALUE, own_words=WORDS[0],
                                   input_json=json.dumps(machine, ensure_ascii=False, sort_keys=True))
         return messages, f"{self.version(READ_FORM)}+{form.schema_hash()}"
 

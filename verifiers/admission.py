@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from miscue.host import Adapter, NotExecutable
-from miscue.reading import NO_VALUE, Departure, Extra, ReadingForm, limit_of
+from miscue.reading import NO_VALUE, Departure, Extra, ReadingForm, addition_of, limit_of, normalise
 from miscue.reading import Reading as ReadingRecord
 from miscue.schema import Condition, GroundTruth, Intent, Verdict
 from miscue.taxonomy import ExtractionClass
@@ -80,6 +80,8 @@ def _bounded(adapter: Adapter, root: Intent, form: ReadingForm, extra: Extra) ->
     limit = next((x for x in adapter.limits(root) if x.name == found.name), None)
     if limit is None:
         return None
+    if limit.words:  # the customer's own words, checked by the host's own matching
+        return root.with_condition(Condition(slot=limit.slot + normalise(found.value or ""), value=normalise(found.value or "")))
     if found.value is not None:  # one of the detail's named values
         return root.with_condition(Condition(slot=limit.slot, value=dict(limit.values)[found.value]))
     number = found.number  # type: ignore[assignment]
@@ -141,6 +143,15 @@ def admit_reading(adapter: Adapter, root: Intent, truth: GroundTruth, form: Read
                 return Admission(_reject("extra_not_executable", r.error or ""), [r])
             narrows = r.truth.issubset(truth) and len(r.truth.value) < len(truth.value)
             return Admission(None if narrows or r.truth.hash != truth.hash else _reject("extra_did_not_narrow"), [r])
+        asked = next((a for e in reading.extras if (a := addition_of(e, form)) is not None), None)
+        if asked is not None:  # something more asked done, as the form lists it: the truth and that (refused: nothing)
+            entry = next((e for e in adapter.additions(root) if e.act == asked), None)
+            if entry is None:
+                return Admission(_reject("extra_not_compilable", repr(asked)))
+            r = _run(adapter, "truth_plus_addition", entry.reading, "reading", refusal_kind=truth.kind)
+            if r.truth is None:
+                return Admission(_reject("extra_not_executable", r.error or ""), [r])
+            return Admission(None if r.truth.hash != truth.hash else _reject("extra_did_not_narrow"), [r])
         said = " ".join(f"{e.quote} {e.condition}" for e in reading.extras)
         best = max(adapter.extras(root), key=lambda e: overlap(e.phrase, said), default=None)
         if best is None or overlap(best.phrase, said) < 0.5:

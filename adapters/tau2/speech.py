@@ -233,7 +233,8 @@ class Tau2Speech:
                                              "state": home.get("state", "IL"), "country": "USA", "zip": home.get("zip", "62701")}
             reading = intent.replace(base={**intent.base, "request": labels + ["user_address"]},
                                      conditions=list(intent.conditions) + [Condition(slot="user_address.address", value=moved)])
-            out.append(Extra(f"by the way, I now live at {words.spoken_address(moved)}", reading))
+            out.append(Extra(f"by the way, I now live at {words.spoken_address(moved)}", reading,
+                             act=f"set the default address on the account to {words.spoken_address(moved)}"))
         if self.domain_name == "retail":
             out += self._option_extras(intent)
         if self.domain_name == "airline" and "change_bags" not in labels:
@@ -288,7 +289,8 @@ class Tau2Speech:
         volunteers it, read literally it adds a baggage update. Named by id when the request
         is about several reservations ("on that trip" would not say which)."""
         rids = list(dict.fromkeys(r for lab in labels if (r := self.resolved(intent, f"{lab}.reservation"))))  # type: ignore[attr-defined]
-        pay = next((p for p in self.db.payment_ids(intent.base["customer"]) if p.startswith("credit_card")), None)
+        pays = self.db.payment_ids(intent.base["customer"])
+        pay = next((p for kind in ("credit_card", "gift_card") for p in pays if p.startswith(kind)), None)
         out: list[Extra] = []
         for rid in rids if pay else []:
             res = find_reservation(self.db, rid)
@@ -304,7 +306,49 @@ class Tau2Speech:
             )
             said = self.spoken_value(intent, "change_bags.bags", bags)
             where = f"on {rid}" if len(rids) > 1 else "on that trip"
-            out.append(Extra(f"I will be travelling with {said} {where}", reading))
+            out.append(Extra(f"I will be travelling with {said} {where}", reading,
+                             act=f"add one checked bag to reservation {rid}"))
+        return out
+
+    def additions(self, intent: Intent) -> list[Extra]:
+        """What else a customer may ask done besides the request, as the reading form lists it:
+        the extras that ask it, and further writes no writer is given -- another pending order or
+        open reservation of the customer cancelled, an order's new address made the account's
+        default too, an airline refund sent elsewhere than it was paid from (no tool does: it
+        reaches nothing)."""
+        labels = list(intent.base.get("request", []))
+        out = [e for e in self.extras(intent) if e.act]
+
+        def also(label: str, conds: list[Condition], act: str) -> None:
+            n = 1 + sum(lab.split("#")[0] == label for lab in labels)
+            fresh = label if n == 1 else f"{label}#{n}"
+            renamed = [Condition(slot=f"{fresh}.{c.slot.partition('.')[2]}", value=c.value) for c in conds]
+            reading = intent.replace(base={**intent.base, "request": labels + [fresh]},
+                                     conditions=list(intent.conditions) + renamed)
+            if all(e.act != act for e in out):
+                out.append(Extra(act, reading, act=act))
+
+        customer = intent.base["customer"]
+        if self.domain_name == "retail":
+            touched = {self.order_id(intent, lab) for lab in labels}
+            for lab in labels:
+                moved = self.resolved(intent, f"{lab}.address") if lab.split("#")[0] == "modify_address" else None  # type: ignore[attr-defined]
+                if moved and "user_address" not in labels:
+                    also("user_address", [Condition(slot="user_address.address", value=moved)],
+                         f"set the default address on the account to {words.spoken_address(moved)}")
+            for oid in self.db.user(customer)["orders"]:
+                order = find_order(self.db, oid)
+                if order is not None and order.get("status") == "pending" and oid not in touched:
+                    also("cancel", [Condition(slot="cancel.order", value=oid),
+                                    Condition(slot="cancel.reason", value="no longer needed")], f"cancel order {oid}")
+        if self.domain_name == "airline":
+            touched = {self.resolved(intent, f"{lab}.reservation") for lab in labels}  # type: ignore[attr-defined]
+            for rid in self.db.user(customer)["reservations"]:
+                res = find_reservation(self.db, rid)
+                if res is not None and res.get("status") != "cancelled" and rid not in touched:
+                    also("cancel", [Condition(slot="cancel.reservation", value=rid)], f"cancel reservation {rid}")
+            if any(lab.split("#")[0] == "cancel" for lab in labels):
+                also(NO_TOOL + "refund_elsewhere", [], "send the refund to another payment method than the one paid with")
         return out
 
     def limits(self, intent: Intent) -> list[Limit]:

@@ -14,7 +14,7 @@ from miscue.adapters.webshop.forms import webshop_domains
 from miscue.adapters.webshop.intents import ATTR, OPTION, PRICE, UNSUPPORTED_OPERATIONS, option_name
 from miscue.adapters.webshop.matching import fuzz_process
 from miscue.briefs import Act, Role
-from miscue.host import Extra, Mismatch, NotExecutable
+from miscue.host import Extra, Limit, Mismatch, NotExecutable
 from miscue.language import Domains
 from miscue.schema import Condition, Intent
 
@@ -123,6 +123,12 @@ class WebShopSpeech:
             if not narrowed.empty and narrowed.issubset(truth) and narrowed.hash != truth.hash:
                 out.append(Extra(self._phrase(slot, value), reading))
         return out
+
+    def limits(self, intent: Intent) -> list[Limit]:
+        """A feature the shopper holds the product to in their own words ("it has to be solid
+        wood"): read literally, an attribute the reward's own matching checks (no product has it:
+        nothing is bought)."""
+        return [Limit("a feature the product must have", ATTR, words=True)]
 
     def mismatches(self, intent: Intent) -> list[Mismatch]:
         """Store capabilities the site does not offer; each reading is refused when executed."""

@@ -17,7 +17,7 @@ from miscue.host import Adapter, Extra, Mismatch, NotExecutable
 from miscue.briefs import Materials, Option, Requirement, WriterBrief
 from miscue.canonical import canonical_json, content_hash
 from miscue.language import Member, SlotDomain, words
-from miscue.reading import ReadingForm
+from miscue.reading import WORDS, ReadingForm
 from miscue.planning.materials import ambiguous_words, companions, numbers, plain_forms, pointers, said_form, vague_phrases
 from miscue.schema import FaultSpec, GroundTruth, Intent, IntentGraph
 from miscue.taxonomy import ExtractionClass, FaultType, SlotFacts, applicable, fault_type
@@ -182,9 +182,9 @@ class Planner:
                 self.adapter.grounder(intent).domains, phrases, self.adapter.request_phrase(intent),
                 [m.phrase for m in self.adapter.mismatches(intent)], self.adapter.value_ids(intent))
             asked = {r.slot for r in form.requirements}
+            limits = [(x.name, WORDS if x.words else tuple(said for said, _ in x.values)) for x in self.adapter.limits(intent)]
             self._forms[intent.intent_id] = form.with_host_facts(self.settled(intent, asked), self.implied(intent, asked),
-                                                                 [(x.name, tuple(said for said, _ in x.values))
-                                                                  for x in self.adapter.limits(intent)])
+                                                                 limits, [e.act for e in self.adapter.additions(intent)])
         return self._forms[intent.intent_id]
 
     def implied(self, intent: Intent, asked: set[str]) -> set[str]:

@@ -239,3 +239,65 @@ def test_the_flights_a_cabin_upgrade_keeps_need_not_be_said(airline):
     assert single_class(reading, form) == Departure(ExtractionClass.withheld, "change_flights.payment")
     _, _, changed = _task(airline, "30")  # new flights: a reading that finds them unsaid departs
     assert not next(r for r in changed.requirements if r.slot.endswith(".flights")).implied
+
+
+@pytest.mark.parametrize("task, act, empty", [
+    ("81", "cancel order #W9154975", False),  # two orders cancelled, and a third asked besides
+    ("17", "set the default address on the account to 123 Elm Street, Suite 641, Austin, TX 78712, USA", False),
+])
+def test_something_more_asked_done_in_retail_is_executed_as_listed(retail, task, act, empty):
+    """An extra that asks another write the form lists ("might as well cancel #W9154975 too", "make
+    that my default address as well"): the truth and that write, another state."""
+    intent, truth, form = _task(retail, task)
+    assert act in form.additions
+    reading = _plain(form, extras=[Extra(quote="too", condition=act.upper())])
+    admission = admit_reading(retail, intent, truth, form, reading, Departure(ExtractionClass.extras))
+    assert admission.admitted, admission.verdict
+    assert admission.readings[0].truth.hash != truth.hash and admission.readings[0].truth.empty == empty
+
+
+@pytest.mark.parametrize("task, act, empty", [
+    ("11", "add one checked bag to reservation GV1N64", False),  # paid with the gift card: no credit card on file
+    ("9", "send the refund to another payment method than the one paid with", True),  # no tool routes a refund
+    ("39", "cancel reservation UDMOP1", True),  # the policy refuses that cancellation: nothing is done as asked
+])
+def test_something_more_asked_done_in_airline_is_executed_as_listed(airline, task, act, empty):
+    intent, truth, form = _task(airline, task)
+    assert act in form.additions, form.additions
+    reading = _plain(form, extras=[Extra(quote="too", condition=act)])
+    admission = admit_reading(airline, intent, truth, form, reading, Departure(ExtractionClass.extras))
+    assert admission.admitted, admission.verdict
+    assert admission.readings[0].truth.empty == empty
+
+
+def test_an_addition_the_form_does_not_list_is_not_compiled(retail):
+    intent, truth, form = _task(retail, "81")
+    reading = _plain(form, extras=[Extra(quote="too", condition="cancel order #W0000000")])
+    admission = admit_reading(retail, intent, truth, form, reading, Departure(ExtractionClass.extras))
+    assert admission.verdict is not None and admission.verdict.code == "admit:extra_not_compilable"
+
+
+@pytest.fixture(scope="module")
+def webshop():
+    from miscue.adapters.webshop import WebShopAdapter
+
+    return WebShopAdapter()
+
+
+@pytest.mark.parametrize("feature, kept", [
+    ("solid wood", True),  # no 3-tier open bookshelf under $50 of the catalogue is said to be: a change
+    ("industrial", False),  # every answer is: the truth meets it, no departure
+])
+def test_a_feature_in_the_shoppers_own_words_is_checked_by_the_hosts_matching(webshop, feature, kept):
+    from miscue.flows.stages.verify import task_intent as lift
+
+    intent, truth = lift(webshop, "15")
+    form = Planner(webshop).reading_form(intent)
+    name = "a feature the product must have"
+    reading = _plain(form, extras=[Extra(quote=feature, condition=f"{name} = {feature}")])
+    settled = without_met_limits(webshop, intent, truth, form, reading)
+    assert len(settled.extras) == int(kept)
+    if kept:
+        admission = admit_reading(webshop, intent, truth, form, settled, Departure(ExtractionClass.extras))
+        assert admission.admitted, admission.verdict
+        assert admission.readings[0].truth.hash != truth.hash

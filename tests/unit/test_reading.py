@@ -177,3 +177,54 @@ def test_an_ambiguity_is_typed_by_what_the_reading_says_makes_it(said, expected)
     found = single_class(reading, FORM)
     assert isinstance(found, Departure) and found.cls == ExtractionClass.ambiguous
     assert type_of_reading(reading, found) == expected
+
+
+def test_a_doubted_true_value_is_settled_as_no_value_and_a_fallback_is_kept():
+    """A reader that copies the doubted value where the form asks for the one settled for reads the
+    same text as one that writes no value: code settles both to no value, a real fallback stays."""
+    from miscue.reading import settle_doubts
+
+    def doubted(value: str) -> Reading:
+        return FORM.parse(reply(requirements={"switch": {"status": "doubted", "value": value}}))
+
+    assert settle_doubts(doubted("clicky"), FORM).requirements["switch"].value == NO_VALUE
+    assert settle_doubts(doubted("linear"), FORM).requirements["switch"].value == "linear"
+    plain = FORM.parse(reply())
+    assert settle_doubts(plain, FORM) is plain
+
+
+def test_additions_and_words_limits_are_read_from_their_formal_conditions_only():
+    """An extra asking something more done copies a listed addition (normalised: case, punctuation);
+    a limit in the message's own words takes any words after "=", and nothing else."""
+    from miscue.reading import WORDS, Extra, addition_of, limit_of
+
+    form = ReadingForm.from_dict({**FORM.as_dict(), "additions": ["cancel order #W9154975"],
+                                  "limits": [["a feature the product must have", list(WORDS)]]})
+    assert ReadingForm.from_dict(form.as_dict()) == form
+
+    def extra(condition: str) -> Extra:
+        return Extra(quote="q", condition=condition)
+
+    assert addition_of(extra("Cancel order W9154975."), form) == "cancel order #W9154975"
+    assert addition_of(extra("cancel order #W9154976"), form) is None
+    assert addition_of(extra("also cancel my other order"), form) is None
+    found = limit_of(extra("a feature the product must have = Solid Wood"), form)
+    assert found is not None and (found.op, found.value) == ("=", "Solid Wood")
+    assert limit_of(extra("a feature the product must have <= 3"), form) is None
+    assert limit_of(extra("a feature the product must have = "), form) is None
+    assert limit_of(extra("material = solid wood"), form) is None
+
+
+def test_the_form_lists_additions_and_words_limits_for_the_reader():
+    from miscue import writing
+    from miscue.briefs import ExtractionInput, Requirement
+    from miscue.reading import WORDS
+
+    reqs = [Requirement(slot="cabin", phrase="the cabin", spoken="business")]
+    form = ReadingForm.of(reqs, "book a flight").with_host_facts(
+        (), set(), [("a feature the product must have", WORDS), ("the price in dollars", ())], ["cancel reservation ABC123"])
+    inp = ExtractionInput(context="an airline", request="book a flight", requirements=reqs, text="Book me in business.")
+    user = writing.render_read(inp, form)[0][1]["content"]
+    assert "- a feature the product must have (in the message's own words)" in user
+    assert "- the price in dollars (a number)" in user
+    assert "- cancel reservation ABC123" in user
