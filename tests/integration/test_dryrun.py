@@ -22,9 +22,10 @@ from miscue.offline import provider
 from miscue.taxonomy import FAULT_TYPES
 
 A_MIN = 0.80
-# the reading path with the stand-in writer and stand-in readers: 50/53 measured when the replies to
-# today's reading form were made (every rejection is listed and judged in tests/data/dryrun/README.md);
-# issue 38 asked for 48 of the 51 cells of its day (94%)
+# the reading path with the stand-in writer and stand-in readers: 52/53 measured when the replies to
+# today's reading form were made, 50/53 on the two forms before (every rejection is listed and judged in
+# tests/data/dryrun/README.md; new sessions answer each form, so the floor is the lower figure); issue 38
+# asked for 48 of the 51 cells of its day (94%)
 READ_MIN = 50 / 53
 READ_TARGET = 48 / 51
 DATA = Path(__file__).resolve().parents[1] / "data" / "dryrun"  # the committed stand-in dry run
