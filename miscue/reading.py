@@ -120,6 +120,9 @@ class FormRequirement(BaseModel):
     # only black 4K camera is waterproof), so a reading that finds it not said departs in nothing
     # (host data, by execution; not shown to readers)
     implied: bool = False
+    # its values are ordered (a size, a price, a count, a cabin): what a vague word can describe
+    # (host data; not shown to readers). None: not known (a form made from spoken values only)
+    ordered: bool | None = None
 
     def legal_value(self, said: str) -> Any:
         """The host value a reading's value names (KeyError: not one of this requirement's)."""
@@ -183,9 +186,11 @@ class ReadingForm:
             for v in domain.values:
                 spoken.setdefault(v.spoken, v.value)
             truth = domain.values[0]
+            general = set.intersection(*(set(v.heard) for v in domain.values)) if len(spoken) > 1 else set()
             reqs.append(FormRequirement(slot=slot, phrase=phrases.get(slot, domain.names[0] if domain.names else slot),
                                         truth=truth.spoken, values=tuple(spoken), legal=tuple(spoken.values()),
-                                        says=tuple(f for f in truth.heard if f != truth.spoken), ids=said_by))
+                                        says=tuple(f for f in truth.heard if f != truth.spoken and f not in general),
+                                        ids=said_by, ordered=domain.ordered))
         return cls(tuple(reqs), operation, tuple(dict.fromkeys([operation, *others])))
 
     def with_host_facts(self, settled: Sequence[tuple[str, str]], implied: set[str],
@@ -211,7 +216,7 @@ class ReadingForm:
                    tuple(data.get("additions", ())))
 
     def as_dict(self) -> dict[str, Any]:
-        return {"requirements": [r.model_dump(mode="json", exclude={"legal", "implied"}) for r in self.requirements],
+        return {"requirements": [r.model_dump(mode="json", exclude={"legal", "implied", "ordered"}) for r in self.requirements],
                 "operation": self.operation,
                 "operations": list(self.operations),
                 **({"settled": [list(s) for s in self.settled]} if self.settled else {}),
@@ -332,15 +337,24 @@ def addition_of(extra: Extra, form: ReadingForm) -> str | None:
     return next((a for a in form.additions if normalise(a) == said), None)
 
 
-def settle_doubts(reading: Reading, form: ReadingForm) -> Reading:
-    """``reading`` with a doubted requirement read as committing to its true value read as
-    committing to none: the customer doubts the true value, so the words settle for no other
-    (the form asks for the value settled for; some readers copy the doubted one)."""
-    truths = {r.slot: r.truth for r in form.requirements}
-    doubted = {slot: r for slot, r in reading.requirements.items() if r.status == "doubted" and r.value == truths.get(slot)}
-    if not doubted:
+def settle_statuses(reading: Reading, form: ReadingForm) -> Reading:
+    """``reading`` with two statuses read as the form defines them: a doubted requirement read as
+    committing to its true value commits to none (the customer doubts the true value, so the words
+    settle for no other; the form asks for the value settled for, some readers copy the doubted one);
+    a vague word on a requirement whose values are not ordered ("some fun colour") ranks nothing, so
+    it commits to no value: not said (vagueness describes an amount, a size, a price, a date)."""
+    by_slot = {r.slot: r for r in form.requirements}
+    fixed = {}
+    for slot, r in reading.requirements.items():
+        req = by_slot.get(slot)
+        if req is None:
+            continue
+        if r.status == "doubted" and r.value == req.truth:
+            fixed[slot] = r.model_copy(update={"value": NO_VALUE})
+        elif r.status == "vague" and req.ordered is False:
+            fixed[slot] = r.model_copy(update={"status": "not_said", "value": NO_VALUE, "candidates": []})
+    if not fixed:
         return reading
-    fixed = {slot: r.model_copy(update={"value": NO_VALUE}) for slot, r in doubted.items()}
     return reading.model_copy(update={"requirements": {**reading.requirements, **fixed}})
 
 

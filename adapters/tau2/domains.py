@@ -7,12 +7,14 @@ what it holds, the flights of a reservation no requirement names) are kept apart
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from miscue.adapters.tau2.airline import price_rank
 from miscue.adapters.tau2.forms import (BAG_NOUNS, BOUND_FORMS, HEARD_SYNONYMS, OPERATION_FORMS, address_forms, all_paid_forms,
                                   count_forms, date_forms, fare_forms, option_forms, option_names, order_content_forms,
                                   order_forms, payment_forms, payment_heard, product_forms, reservation_forms, scalar_forms)
+from miscue.adapters.tau2.retail import describe_line
 from miscue.adapters.tau2.variants import PRICE
 from miscue.canonical import canonical_json
 from miscue.language import Detail, Domains, LegalValue, Member, SlotDomain
@@ -72,6 +74,15 @@ def _list_domain(slot: str, truth: list[Any], alternatives: list[list[Any]], par
     return SlotDomain(slot, truth, tuple(ordered), names, anchors, parts=tuple(parts.values()))
 
 
+def _one_line_apart(current: list[Any], order: dict[str, Any]) -> list[list[Any]]:
+    """The order's line sets one line fewer or one more than ``current`` (a return's lines)."""
+    lines = order.get("items", [])
+    descs = list(dict.fromkeys(canonical_json(describe_line(x, lines)) for x in lines))
+    said = {canonical_json(d) for d in current}
+    fewer = [[d for d in current if d is not gone] for gone in current] if len(current) > 1 else []
+    return fewer + [[*current, json.loads(d)] for d in descs if d not in said]
+
+
 def tau2_domains(adapter: Any, intent: Intent) -> Domains:
     """Every requirement of a tau2 intent with its legal values and their surface forms."""
     user = adapter.db.raw["users"].get(intent.base.get("customer", ""), {})
@@ -124,6 +135,9 @@ def tau2_domains(adapter: Any, intent: Intent) -> Domains:
                                        product_forms(product, [p["product"] for p in items]),
                                        ordered=adapter.is_ordered_slot(intent, c.slot), has_current=True)
         elif field == "items":
+            if label.split("#")[0] == "return":  # "the kettle alone", "the pet bed as well": readings of a return too
+                order = orders.get(orders_of.get(label) or held_of.get(label, ""), {})
+                alternatives = [*alternatives, *_one_line_apart(c.value, order)]
             names = sorted({d["product"] for d in c.value} | {d["product"] for alt in alternatives for d in alt})
             slots[c.slot] = _list_domain(c.slot, c.value, alternatives, lambda d, ns=names: (product_forms(d, ns), ()),
                                          FIELD_NAMES["items"], anchors)

@@ -423,7 +423,8 @@ class Tau2Speech:
 
     def _wrong_instruments(self, intent: Intent, label: str) -> list[tuple[str, str, list[Condition]]]:
         """(how a customer asks, the sibling request, its conditions) for each wrong instrument of
-        one write, the likeliest first: a reservation cancelled to be booked again, an item returned
+        one write, the likeliest first: a reservation cancelled (or only some of its flights, which no
+        tool does) to be booked again, an item returned
         to be bought again (a pending order's too, which the store refuses), a pending order
         cancelled (to be placed again with its new items, address or payment), passengers taken off a
         reservation instead of cancelling it. "exchange" is not one for a pending order's items:
@@ -440,7 +441,9 @@ class Tau2Speech:
                         (f"take a passenger off reservation {rid} and add another", NO_TOOL + "remove_and_add_passenger", [])]
             if base == "cancel" and rid:  # no tool takes the passengers off a reservation
                 return [(f"remove the passengers from reservation {rid}", NO_TOOL + "remove_passengers", [])]
-            return cancel if base in ("change_flights", "change_bags") else []
+            if base == "change_flights" and rid:  # no tool cancels part of a reservation to book that part again
+                return [*cancel, (f"cancel some of the flights of reservation {rid}", NO_TOOL + "cancel_some_flights", [])]
+            return cancel if base == "change_bags" else []
         oid = self.order_id(intent, label)
         order = find_order(self.db, oid) if oid else None
         if order is None:

@@ -14,7 +14,7 @@ from miscue import writing
 from miscue.briefs import ExtractionInput
 from miscue.host import Adapter
 from miscue.llm import parse_json_reply
-from miscue.reading import Reading, ReadingError, ReadingForm, check, find_quote, settle_doubts
+from miscue.reading import Reading, ReadingError, ReadingForm, check, find_quote, settle_statuses
 from miscue.schema import GroundTruth, Intent, Verdict
 from miscue.verifiers.admission import without_met_limits
 
@@ -60,12 +60,12 @@ async def read(call: Call, role: str, inp: ExtractionInput, form: ReadingForm, c
 
 def settle(adapter: Adapter, root: Intent, truth: GroundTruth, form: ReadingForm, found: Read) -> Read:
     """The reading with a doubted true value read as no value settled for
-    (:func:`miscue.reading.settle_doubts`) and the extras execution shows the truth already meets
+    (:func:`miscue.reading.settle_statuses`) and the extras execution shows the truth already meets
     taken out (:func:`miscue.verifiers.admission.without_met_limits`): code checks what the reader
     reports."""
     if found.reading is None:
         return found
-    reading = settle_doubts(found.reading, form)
+    reading = settle_statuses(found.reading, form)
     if reading.extras:
         reading = without_met_limits(adapter, root, truth, form, reading)
     return found if reading is found.reading else replace(found, reading=reading)

@@ -158,13 +158,16 @@ class Planner:
             # a form another legal value shares is shown first under both (only some forms fit in a
             # prompt): a reader sees that the words name two values
             others = d.values[1:MAX_OPTIONS + 1]
+            # a form every legal value has ("checked bags") is a general word, no way to say one
+            general = set.intersection(*(set(v.heard) for v in d.values)) if options and len(d.values) > 1 else set()
             shared = {f for v in others for f in v.heard} & set(forms)
-            says = _fit([f for f in forms if f != spoken], shared, MAX_FORMS)
+            says = _fit([f for f in forms if f != spoken and f not in general], shared, MAX_FORMS)
             parts = [self._part(p, d, plain=not options) for p in d.parts if p.key in d.true_value.members]
             if d.parts:  # a list's other legal values, part by part (another card, another flight)
                 alts = [self._part(p) for p in d.parts if p.key not in d.true_value.members][:MAX_OPTIONS]
             else:
-                alts = [Option(say=v.spoken, also=_fit(list(v.heard[1:]), {spoken, *says}, MAX_FORMS) if options
+                alts = [Option(say=v.spoken, also=_fit([f for f in v.heard[1:] if f not in general], {spoken, *says}, MAX_FORMS)
+                               if options
                                else list(v.forms[1:MAX_FORMS + 1])) for v in others]
             out.append(Requirement(slot=c.slot, phrase=self.adapter.slot_phrase(intent, c.slot), spoken=spoken,
                                    ordered=self.adapter.is_ordered_slot(intent, c.slot), says=says, parts=parts,

@@ -301,3 +301,34 @@ def test_a_feature_in_the_shoppers_own_words_is_checked_by_the_hosts_matching(we
         admission = admit_reading(webshop, intent, truth, form, settled, Departure(ExtractionClass.extras))
         assert admission.admitted, admission.verdict
         assert admission.readings[0].truth.hash != truth.hash
+
+
+def test_a_returns_lines_one_fewer_or_one_more_are_legal_readings(retail):
+    """"Return the kettle but keep the pet bed, and the keyboard as well": one reading returns the
+    kettle alone, which must be a value a reader can write (and admission execute)."""
+    intent, truth, form = _task(retail, "26")  # return the electric kettle and the mechanical keyboard
+    items = form.requirement("return.items")
+    assert items.truth == "electric kettle and mechanical keyboard"
+    assert {"electric kettle", "mechanical keyboard", "electric kettle and mechanical keyboard and pet bed"} <= set(items.values)
+    reading = _plain(form, requirements={**_plain(form).requirements, "return.items": RequirementReading(
+        status="ambiguous", ambiguity="structure", candidates=["electric kettle and mechanical keyboard", "electric kettle"],
+        quote="x")})
+    admission = admit_reading(retail, intent, truth, form, reading, Departure(ExtractionClass.ambiguous, "return.items"))
+    assert admission.admitted, admission.verdict
+
+
+def test_general_words_every_value_has_are_no_way_to_say_one(airline):
+    """"add checked bags" fits every bag count alike: the form lists no such words under any count,
+    so a reader who finds only them reads the count as not said."""
+    _, _, form = _task(airline, "22")
+    bags = form.requirement("change_bags.bags")
+    assert len(bags.values) > 1 and "checked bags" not in bags.says and "bags" not in bags.says
+    assert "3 bags" in bags.says
+
+
+def test_cancelling_some_flights_of_a_reservation_is_a_wrong_instrument_no_tool_has(airline):
+    intent, truth, form = _task(airline, "21")  # OBUT9V's return moved to the fastest same-day flights
+    phrase = "cancel some of the flights of reservation OBUT9V"
+    assert phrase in form.operations
+    admission = admit_reading(airline, intent, truth, form, _plain(form, operation=phrase), Departure(ExtractionClass.mismatch))
+    assert admission.admitted and admission.readings[0].truth.empty, admission.verdict

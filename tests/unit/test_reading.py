@@ -182,15 +182,15 @@ def test_an_ambiguity_is_typed_by_what_the_reading_says_makes_it(said, expected)
 def test_a_doubted_true_value_is_settled_as_no_value_and_a_fallback_is_kept():
     """A reader that copies the doubted value where the form asks for the one settled for reads the
     same text as one that writes no value: code settles both to no value, a real fallback stays."""
-    from miscue.reading import settle_doubts
+    from miscue.reading import settle_statuses
 
     def doubted(value: str) -> Reading:
         return FORM.parse(reply(requirements={"switch": {"status": "doubted", "value": value}}))
 
-    assert settle_doubts(doubted("clicky"), FORM).requirements["switch"].value == NO_VALUE
-    assert settle_doubts(doubted("linear"), FORM).requirements["switch"].value == "linear"
+    assert settle_statuses(doubted("clicky"), FORM).requirements["switch"].value == NO_VALUE
+    assert settle_statuses(doubted("linear"), FORM).requirements["switch"].value == "linear"
     plain = FORM.parse(reply())
-    assert settle_doubts(plain, FORM) is plain
+    assert settle_statuses(plain, FORM) is plain
 
 
 def test_additions_and_words_limits_are_read_from_their_formal_conditions_only():
@@ -228,3 +228,25 @@ def test_the_form_lists_additions_and_words_limits_for_the_reader():
     assert "- a feature the product must have (in the message's own words)" in user
     assert "- the price in dollars (a number)" in user
     assert "- cancel reservation ABC123" in user
+
+
+def test_a_vague_word_on_a_requirement_that_is_not_ordered_is_read_as_not_said():
+    """Vagueness describes an amount, a size, a price, a date: "some fun colour" ranks nothing, so it
+    commits to no value -- the class is an omission, not vagueness (a vague word on an ordered
+    requirement, or one the form knows nothing about, stays vague)."""
+    from miscue.reading import settle_statuses
+
+    def vague(form: ReadingForm) -> Reading:
+        return form.parse(reply(requirements={"switch": {"status": "vague", "value": NO_VALUE,
+                                                         "candidates": ["clicky", "linear"]}}))
+
+    def with_order(ordered):
+        reqs = tuple(r.model_copy(update={"ordered": ordered}) if r.slot == "switch" else r for r in FORM.requirements)
+        return ReadingForm(reqs, FORM.operation, FORM.operations)
+
+    unordered = with_order(False)
+    settled = settle_statuses(vague(unordered), unordered).requirements["switch"]
+    assert (settled.status, settled.value, settled.candidates) == ("not_said", NO_VALUE, [])
+    assert settle_statuses(vague(with_order(True)), with_order(True)).requirements["switch"].status == "vague"
+    assert settle_statuses(vague(FORM), FORM).requirements["switch"].status == "vague"
+    assert "ordered" not in unordered.as_dict()["requirements"][1]  # host data, never shown to a reader
