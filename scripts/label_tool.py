@@ -64,6 +64,8 @@ def execute(bench, task, edits):
         cond = changed.condition(slot)
         if cond is None:
             sys.exit(f"no slot {slot!r}; slots: {intent.slots}")
+        if isinstance(cond.value, str) and not isinstance(value, str):  # size=11 for the host's "11"
+            value = raw
         changed = changed.replace([c if c.slot != slot else c.with_value(value) for c in changed.conditions])
     reason = adapter.invalid_reason(changed)
     if reason:
