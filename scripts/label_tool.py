@@ -1,7 +1,8 @@
 """Label tool for writers of verifier-set requests (tests/data/labelling_brief.md). Run from the repository root:
 
   PYTHONPATH=. .venv/bin/python scripts/label_tool.py show BENCH TASK
-      the task's instructions, its true requirements (slot, what it is, the true value) and every other legal value of each slot
+      the task's instructions, its true requirements (slot, what it is, the true value), every other legal value of
+      each slot, and the details the truth already settles (an extra that agrees with one adds nothing)
 
   PYTHONPATH=. .venv/bin/python scripts/label_tool.py exec BENCH TASK [slot=JSONVALUE ...] [-slot ...]
       executes the intent with some slots set to another value (JSON, or a bare string) or
@@ -41,6 +42,11 @@ def show(bench, task):
         if r.options:
             print(f"    other legal values: {[o.say for o in r.options][:40]}")
         print(f"    ordered slot: {r.ordered}; raw true value: {json.dumps(intent.condition(r.slot).value)[:200]}")
+    settled = Planner(adapter).reading_form(intent).settled
+    if settled:  # an extra that agrees with one of these adds nothing: the truth already has it
+        print("\n== already settled in the truth (not requirements; an 'extra' that agrees with one adds nothing)")
+        for what, value in settled:
+            print(f"- {what} = {value!r}")
 
 
 def values(bench, task, slot):
