@@ -17,7 +17,7 @@ from miscue.host import Adapter, Extra, Mismatch, NotExecutable
 from miscue.briefs import Materials, Option, Requirement, WriterBrief
 from miscue.canonical import canonical_json, content_hash
 from miscue.language import Member, SlotDomain, words
-from miscue.reading import WORDS, ReadingForm
+from miscue.reading import WORDS, ReadingForm, general_forms
 from miscue.planning.materials import ambiguous_words, companions, numbers, plain_forms, pointers, said_form, vague_phrases
 from miscue.schema import FaultSpec, GroundTruth, Intent, IntentGraph
 from miscue.taxonomy import ExtractionClass, FaultType, SlotFacts, applicable, fault_type
@@ -158,8 +158,7 @@ class Planner:
             # a form another legal value shares is shown first under both (only some forms fit in a
             # prompt): a reader sees that the words name two values
             others = d.values[1:MAX_OPTIONS + 1]
-            # a form every legal value has ("checked bags") is a general word, no way to say one
-            general = set.intersection(*(set(v.heard) for v in d.values)) if options and len(d.values) > 1 else set()
+            general = general_forms(d.values) if options else set()  # no way to say one value
             shared = {f for v in others for f in v.heard} & set(forms)
             says = _fit([f for f in forms if f != spoken and f not in general], shared, MAX_FORMS)
             parts = [self._part(p, d, plain=not options) for p in d.parts if p.key in d.true_value.members]
